@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: Apache-2.0
+//! @file
+//! A case (harness.md, "Cases"): architecture, shape, io dtype, sqrt-gradient convention, provenance, and the
+//! named input and cotangent tensors, plus the table that says which tensors each architecture has and
+//! their shapes. That table (`tensor_layout`) is the single source of names and shapes for case
+//! directories, references and backends.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/architecture.hpp"
+#include "core/dtype.hpp"
+#include "core/shape.hpp"
+#include "core/tensor.hpp"
+
+namespace scancheck {
+
+enum class TensorRole {
+  input,      //!< forward input or parameter (a, b, x, h0, a_param, gate weights, ...)
+  cotangent,  //!< backward seed (dh, dy, dh_last)
+  output      //!< forward output or gradient (h, y, h_last, dx, dh0, d_a_param, ...)
+};
+
+//! Whether a tensor holds activations (stored in the io dtype) or states and parameters (always float32).
+enum class TensorPrecision { io, float32 };
+
+struct TensorSpec {
+  std::string name;  //!< file stem: "x" for x.npy
+  TensorRole role;
+  Dims dims;
+  bool optional = false;   //!< h0 and dh_last may be absent
+  bool integer = false;    //!< segment_pos: int32
+  TensorPrecision precision = TensorPrecision::io;
+};
+
+//! Every tensor of the architecture at this shape, inputs first, in the order of harness.md.
+//! Precondition: validate(arch, shape) passed.
+std::vector<TensorSpec> tensor_layout(Architecture, const Shape&);
+std::vector<TensorSpec> tensor_layout(Architecture, const Shape&, TensorRole);
+
+struct Provenance {
+  std::optional<std::uint64_t> seed;
+  std::string regime;  //!< empty when unknown (a case written by another tool)
+};
+
+struct Case {
+  Architecture architecture = Architecture::scan;
+  Shape shape;
+  DType io_dtype = DType::float32;
+  SqrtGradient sqrt_gradient = SqrtGradient::bounded;
+  Provenance provenance;
+
+  //! Every float input and cotangent present (optional ones may be missing). float32 values; a bfloat16
+  //! case holds bf16-representable values.
+  std::map<std::string, Tensor<float>> tensors;
+  //! [B, L] for the gated kinds; empty for the plain scans.
+  Tensor<std::int32_t> segment_pos;
+
+  bool has(const std::string& name) const { return tensors.count(name) != 0; }
+  //! Throws std::out_of_range when absent.
+  const Tensor<float>& at(const std::string& name) const { return tensors.at(name); }
+  Tensor<float>& at(const std::string& name) { return tensors.at(name); }
+};
+
+//! Checks that the case is complete and consistent: shape valid, every required tensor present with the
+//! dims of tensor_layout, no unknown tensor, segment_pos present exactly for the gated kinds, bfloat16
+//! io tensors bf16-representable. Throws InputError naming the first problem.
+void validate(const Case&);
+
+}  // namespace scancheck

@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: Apache-2.0
+//! @file
+//! Case directories on disk (harness.md, "Cases"): case.json plus one .npy per tensor.
+//! case.json: {"architecture", "heads", "sqrt_gradient", "io_dtype", and optionally "seed", "regime"}.
+//! B, L, W come from the tensors themselves and every tensor's shape is checked against them and against
+//! tensor_layout. Output directories are written under a temporary name and renamed into place, so a
+//! failure never leaves a half-written directory.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <string>
+
+#include "core/case.hpp"
+
+namespace scancheck {
+
+//! Throws InputError naming the file and the problem.
+Case load_case(const std::filesystem::path& dir);
+void save_case(const Case&, const std::filesystem::path& dir);
+
+//! Creates `dir` atomically: `fill` writes into a fresh temporary sibling directory which is then renamed
+//! to `dir` (replacing an existing `dir`). If `fill` throws, the temporary is removed and `dir` untouched.
+void write_directory_atomically(const std::filesystem::path& dir,
+                                const std::function<void(const std::filesystem::path& tmp)>& fill);
+
+}  // namespace scancheck

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: Apache-2.0
+//! @file
+//! The high-precision reference of a case: every output of spec/recurrences.md (forward and backward),
+//! evaluated in Boost.Multiprecision and rounded once to float64, with a per-element first-order bound on
+//! the rounding error a float32 sequential evaluation of the same formulas makes (running error analysis,
+//! harness.md "Comparison and tolerance").
+//!
+//! Work is split into (batch, head) blocks, independent except for the parameter gradients, which are
+//! summed over the batch in ascending order after all blocks finish, so results do not depend on the thread
+//! count. A sampled run computes only the chosen blocks at full length; `covered` then says which elements
+//! hold values (parameter gradients of a head are covered only when all of its batch entries are sampled).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/case.hpp"
+#include "core/tensor.hpp"
+
+namespace scancheck {
+
+//! The scalar the reference evaluates in. float128 is the default; mpfr50 validates it; float64 and float32
+//! are the same templated code at working precision (baselines and bound checks, not references).
+enum class Precision { float128, mpfr50, float64, float32 };
+std::string_view to_string(Precision);
+Precision parse_precision(std::string_view name);  // "float128" | "mpfr50" (and "float64", "float32")
+
+struct Block {
+  std::int64_t batch;
+  std::int64_t head;
+  friend bool operator==(const Block&, const Block&) = default;
+};
+
+struct ReferenceOptions {
+  Precision precision = Precision::float128;
+  int threads = 0;                          //!< 0: all hardware threads
+  bool bounds = true;                       //!< also compute the float32 rounding-error bounds
+  std::optional<std::vector<Block>> sample; //!< nullopt: every block
+};
+
+struct ReferenceResult {
+  //! Output name -> values, for every output of tensor_layout(arch, shape, TensorRole::output).
+  std::map<std::string, Tensor<double>> values;
+  //! Output name -> bound on |float32 sequential evaluation - exact| per element (empty if !bounds).
+  std::map<std::string, Tensor<double>> bounds;
+  //! Sampled runs only: output name -> 1 where the element was computed.
+  std::map<std::string, Tensor<std::uint8_t>> covered;
+  std::int64_t blocks_computed = 0;
+  std::int64_t blocks_total = 0;
+};
+
+//! Throws InputError if the case is inconsistent or a sampled block is out of range.
+ReferenceResult compute_reference(const Case&, const ReferenceOptions& = {});
+
+//! Every (batch, head) block of the case's shape, batch-major.
+std::vector<Block> all_blocks(const Shape&);
+
+}  // namespace scancheck
