@@ -16,8 +16,8 @@ enum class DType { float32, bfloat16 };
 std::string_view to_string(DType);
 DType parse_dtype(std::string_view name);
 
-//! Unit roundoff of the dtype: 2^-24 for float32, 2^-9 for bfloat16.
-constexpr double unit_roundoff(DType d) { return d == DType::float32 ? 0x1p-24 : 0x1p-9; }
+//! Unit roundoff of the dtype: 2^-24 for float32 (24-bit significand), 2^-8 for bfloat16 (8-bit).
+constexpr double unit_roundoff(DType d) { return d == DType::float32 ? 0x1p-24 : 0x1p-8; }
 
 //! The bits of the bfloat16 nearest to `x` (ties to even).
 constexpr std::uint16_t bf16_bits(float x) {

@@ -30,7 +30,8 @@ std::int64_t head_inputs(Architecture, const Shape&);
 std::int64_t head_channels(Architecture, const Shape&);
 
 //! Throws InputError naming the problem: non-positive sizes, W not divisible by H, odd W for the complex
-//! kinds, W/2 not divisible by H for complex_rglru, or more elements than fit in memory.
+//! kinds, W/2 not divisible by H for the complex kinds (heads never cut a complex channel), or a case whose
+//! float32 tensors plus a float64 reference of its outputs would exceed the machine's physical memory.
 void validate(Architecture, const Shape&);
 
 }  // namespace scancheck

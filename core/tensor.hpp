@@ -19,6 +19,8 @@ inline std::int64_t element_count(const Dims& dims) {
   return std::accumulate(dims.begin(), dims.end(), std::int64_t{1}, std::multiplies<>{});
 }
 std::string to_string(const Dims&);  // "[2, 33, 16]"
+//! The multi-index of row-major element `flat` of a tensor with these dims, for error messages: "[0, 3, 5]".
+std::string index_string(const Dims&, std::int64_t flat);
 
 template <class T>
 class Tensor {

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: Apache-2.0
+//! @file
+//! scancheck: exact references and differential tests for GPU scan backends of linear recurrences.
+//! Exit codes: 0 success, 1 a check failed, 2 bad input (one line on stderr naming the problem).
+#include <cstdio>
+#include <exception>
+
+#include "cli/commands.hpp"
+#include "core/error.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"scancheck: exact references and differential tests for GPU scan backends"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "scancheck 0.1.0");
+  scancheck::cli::Action action;
+  scancheck::cli::add_make_case(app, action);
+  scancheck::cli::add_reference(app, action);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "scancheck: error: %s\n", e.what());
+    return 2;
+  }
+  try {
+    return action();
+  } catch (const scancheck::InputError& e) {
+    std::fprintf(stderr, "scancheck: error: %s\n", e.what());
+    return 2;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "scancheck: error: out of memory (the shape is too large for this machine)\n");
+    return 2;
+  }
+}

@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/case_dir.hpp"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <fstream>
+#include <limits>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+#include "core/npy.hpp"
+
+namespace scancheck {
+namespace fs = std::filesystem;
+namespace {
+
+using nlohmann::json;
+
+[[noreturn]] void fail_dir(const fs::path& dir, std::string_view what) {
+  throw InputError(fmt::format("case directory '{}': {}", dir.string(), what));
+}
+[[noreturn]] void fail_json(const fs::path& dir, std::string_view what) {
+  throw InputError(fmt::format("{}: {}", (dir / "case.json").string(), what));
+}
+
+json read_json(const fs::path& dir) {
+  const fs::path path = dir / "case.json";
+  std::ifstream in(path);
+  if (!in) fail_dir(dir, "missing case.json");
+  try {
+    json j = json::parse(in);
+    if (!j.is_object()) fail_json(dir, "not a JSON object");
+    return j;
+  } catch (const json::exception& e) {
+    fail_json(dir, e.what());
+  }
+}
+
+std::string string_field(const json& j, const fs::path& dir, const char* key) {
+  const auto it = j.find(key);
+  if (it == j.end()) fail_json(dir, fmt::format("no \"{}\"", key));
+  if (!it->is_string()) fail_json(dir, fmt::format("\"{}\" must be a string", key));
+  return it->get<std::string>();
+}
+
+// Heads only shape the gate projections of the gated kinds; a plain scan defaults to one block.
+std::int64_t heads_field(const json& j, const fs::path& dir, Architecture arch) {
+  const auto it = j.find("heads");
+  if (it == j.end()) {
+    if (is_gated(arch)) fail_json(dir, fmt::format("no \"heads\" (required for {})", to_string(arch)));
+    return 1;
+  }
+  const bool fits = it->is_number_integer() &&
+                    (!it->is_number_unsigned() ||
+                     it->get<std::uint64_t>() <= std::uint64_t{std::numeric_limits<std::int64_t>::max()});
+  if (!fits) fail_json(dir, "\"heads\" must be an integer");
+  return it->get<std::int64_t>();
+}
+
+Provenance provenance_fields(const json& j, const fs::path& dir) {
+  Provenance p;
+  if (const auto it = j.find("seed"); it != j.end()) {
+    if (!it->is_number_unsigned()) fail_json(dir, "\"seed\" must be an unsigned integer");
+    p.seed = it->get<std::uint64_t>();
+  }
+  if (const auto it = j.find("regime"); it != j.end()) {
+    if (!it->is_string()) fail_json(dir, "\"regime\" must be a string");
+    p.regime = it->get<std::string>();
+  }
+  return p;
+}
+
+// B, L and W are not stored in case.json: the main activation's [B, L, W] defines them.
+Shape shape_from(const Case& c, const fs::path& dir, std::int64_t heads) {
+  const std::string name = is_gated(c.architecture) ? "x" : "a";
+  const Tensor<float>& main = c.at(name);
+  if (main.rank() != 3)
+    fail_dir(dir, fmt::format("{}.npy has shape {}; expected [B, L, W]", name, to_string(main.dims())));
+  return {main.dim(0), main.dim(1), main.dim(2), heads};
+}
+
+void read_tensors(Case& c, const fs::path& dir) {
+  for (const TensorRole role : {TensorRole::input, TensorRole::cotangent}) {
+    for (const TensorSpec& spec : tensor_layout(c.architecture, c.shape, role)) {
+      const fs::path path = dir / (spec.name + ".npy");
+      if (c.has(spec.name)) continue;
+      if (!fs::exists(path)) {
+        if (spec.optional) continue;
+        fail_dir(dir, fmt::format("missing {}.npy", spec.name));
+      }
+      if (spec.integer)
+        c.segment_pos = read_npy_int32(path);
+      else
+        c.tensors.emplace(spec.name, read_npy_float(path));
+    }
+  }
+}
+
+std::string case_json(const Case& c) {
+  nlohmann::ordered_json j;
+  j["architecture"] = to_string(c.architecture);
+  j["heads"] = c.shape.heads;
+  j["io_dtype"] = to_string(c.io_dtype);
+  j["sqrt_gradient"] = to_string(c.sqrt_gradient);
+  if (c.provenance.seed) j["seed"] = *c.provenance.seed;
+  if (!c.provenance.regime.empty()) j["regime"] = c.provenance.regime;
+  return j.dump(2) + "\n";
+}
+
+void write_text(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) throw InputError(fmt::format("{}: cannot write", path.string()));
+}
+
+void write_case_files(const Case& c, const fs::path& dir) {
+  write_text(dir / "case.json", case_json(c));
+  for (const auto& [name, tensor] : c.tensors) write_npy(dir / (name + ".npy"), tensor);
+  if (is_gated(c.architecture)) write_npy(dir / "segment_pos.npy", c.segment_pos);
+}
+
+// Name parsers report only the bad name; say which file it came from.
+template <class Parse>
+auto parse_field(const json& j, const fs::path& dir, const char* key, Parse parse) {
+  const std::string name = string_field(j, dir, key);
+  try {
+    return parse(name);
+  } catch (const InputError& e) {
+    fail_json(dir, e.what());
+  }
+}
+
+}  // namespace
+
+Case load_case(const fs::path& dir) {
+  if (!fs::is_directory(dir)) fail_dir(dir, fs::exists(dir) ? "not a directory" : "does not exist");
+  const json j = read_json(dir);
+  Case c;
+  c.architecture = parse_field(j, dir, "architecture", parse_architecture);
+  c.io_dtype = parse_field(j, dir, "io_dtype", parse_dtype);
+  c.sqrt_gradient = parse_field(j, dir, "sqrt_gradient", parse_sqrt_gradient);
+  c.provenance = provenance_fields(j, dir);
+  const std::int64_t heads = heads_field(j, dir, c.architecture);
+
+  const std::string main = is_gated(c.architecture) ? "x" : "a";
+  if (!fs::exists(dir / (main + ".npy"))) fail_dir(dir, fmt::format("missing {}.npy", main));
+  c.tensors.emplace(main, read_npy_float(dir / (main + ".npy")));
+  c.shape = shape_from(c, dir, heads);
+  validate(c.architecture, c.shape);
+  read_tensors(c, dir);
+  validate(c);
+  return c;
+}
+
+void save_case(const Case& c, const fs::path& dir) {
+  validate(c);
+  write_directory_atomically(dir, [&c](const fs::path& tmp) { write_case_files(c, tmp); });
+}
+
+void write_directory_atomically(const fs::path& dir, const std::function<void(const fs::path& tmp)>& fill) {
+  static std::atomic<unsigned> counter{0};
+  const fs::path target = dir.has_filename() ? dir : dir.parent_path();  // "out/" names "out"
+  const fs::path tmp = target.string() + fmt::format(".tmp-{}-{}", ::getpid(), counter++);
+  try {
+    if (target.has_parent_path()) fs::create_directories(target.parent_path());
+    fs::remove_all(tmp);
+    fs::create_directory(tmp);
+    fill(tmp);
+    fs::remove_all(target);
+    fs::rename(tmp, target);
+  } catch (const fs::filesystem_error& e) {
+    std::error_code ignored;
+    fs::remove_all(tmp, ignored);
+    throw InputError(fmt::format("cannot write directory '{}': {}", target.string(), e.code().message()));
+  } catch (...) {
+    std::error_code ignored;
+    fs::remove_all(tmp, ignored);
+    throw;
+  }
+}
+
+}  // namespace scancheck

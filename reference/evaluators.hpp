@@ -1,0 +1,13 @@
+// SPDX-License-Identifier: Apache-2.0
+//! @file
+//! Internal: one entry point per precision, each compiled in its own translation unit.
+#pragma once
+
+#include "reference/reference.hpp"
+
+namespace scancheck::ref {
+ReferenceResult evaluate_float128(const Case&, const ReferenceOptions&);
+ReferenceResult evaluate_mpfr50(const Case&, const ReferenceOptions&);
+ReferenceResult evaluate_float64(const Case&, const ReferenceOptions&);
+ReferenceResult evaluate_float32(const Case&, const ReferenceOptions&);
+}  // namespace scancheck::ref

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: Apache-2.0
+//! @file
+//! Forward and backward of the plain affine scans (architectures `scan`, `complex_scan`) on one
+//! (batch, head) block: K channels at full length. Contract: recurrences.md §1.
+//! F is the field: a reference scalar S for `scan`, Complex<S> for `complex_scan`.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "reference/affine_scan.hpp"
+
+namespace scancheck::ref {
+
+template <class F>
+struct ScanBlockInputs {
+  std::int64_t length = 0;
+  std::int64_t channels = 0;
+  std::vector<F> a, b, dh;   // [L, K]
+  std::vector<F> h0;         // [K], empty when the case has none
+  std::vector<F> dh_last;    // [K], empty when the case has none
+};
+
+template <class F>
+struct ScanBlockOutputs {
+  std::vector<F> h, da, db;  // [L, K]
+  std::vector<F> dh0;        // [K]
+};
+
+template <class F>
+ScanBlockOutputs<F> scan_block(const ScanBlockInputs<F>& in) {
+  const std::int64_t L = in.length, K = in.channels;
+  ScanBlockOutputs<F> out;
+  out.h.resize(L * K);
+  out.db.resize(L * K);
+  out.da.resize(L * K);
+  out.dh0.resize(K);
+  for (std::int64_t k = 0; k < K; ++k) {
+    const ChannelScan<F> channel{L, K, in.a.data() + k, nullptr, in.h0.empty() ? nullptr : &in.h0[k]};
+    scan_forward(channel, in.b.data() + k, out.h.data() + k);
+    // db_t = g_t: the reverse scan writes straight into db.
+    out.dh0[k] = scan_backward(channel, in.dh.data() + k, in.dh_last.empty() ? nullptr : &in.dh_last[k],
+                               out.db.data() + k);
+    for (std::int64_t t = 0; t < L; ++t) {
+      const std::int64_t i = t * K + k;
+      if (t > 0)
+        out.da[i] = out.db[i] * conj(out.h[i - K]);
+      else
+        out.da[i] = in.h0.empty() ? F(0) : out.db[i] * conj(in.h0[k]);  // no state: a_0 multiplies nothing
+    }
+  }
+  return out;
+}
+
+}  // namespace scancheck::ref

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: Apache-2.0
+//! @file
+//! Throughput of the reference: rglru forward plus backward on one (batch, head) block at K = 128 and
+//! K = 256, in element-steps (one channel, one time step) per second on one thread. The same templated
+//! block code evaluated in double, in the same run, is the baseline; the ratio float128 / double is printed
+//! after the table (issue goal: within 25x).
+#include <cstdio>
+#include <map>
+#include <string>
+
+#include <benchmark/benchmark.h>
+
+#include "core/generate.hpp"
+#include "reference/gather.hpp"
+#include "reference/scalar.hpp"
+
+namespace {
+
+using namespace scancheck;
+
+const Case& bench_case(std::int64_t k) {
+  static std::map<std::int64_t, Case> cases;
+  auto it = cases.find(k);
+  if (it == cases.end()) {
+    CaseRequest r;
+    r.architecture = Architecture::rglru;
+    r.shape = {1, 64, k, 1};
+    r.seed = 7;
+    it = cases.emplace(k, make_case(r)).first;
+  }
+  return it->second;
+}
+
+template <class S>
+void rglru_forward_backward(benchmark::State& state) {
+  const Case& c = bench_case(state.range(0));
+  const auto in = ref::gather_gated_block<S, S>(c, 0, 0);
+  for (auto _ : state) {
+    const auto fw = ref::gated_forward(in);
+    auto gr = ref::gated_backward(in, fw);
+    benchmark::DoNotOptimize(gr.dwx.data());
+  }
+  const double element_steps = static_cast<double>(c.shape.length * c.shape.width);
+  state.counters["element_steps/s"] =
+      benchmark::Counter(element_steps * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+}
+
+BENCHMARK(rglru_forward_backward<double>)->Name("rglru_fwd_bwd/double")->Arg(128)->Arg(256)->Unit(benchmark::kMillisecond);
+BENCHMARK(rglru_forward_backward<ref::float128>)->Name("rglru_fwd_bwd/float128")->Arg(128)->Arg(256)->Unit(benchmark::kMillisecond);
+
+//! Keeps each run's time so the ratio can be printed below the table.
+class RatioReporter : public benchmark::ConsoleReporter {
+ public:
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const Run& r : runs) times_[r.benchmark_name()] = r.GetAdjustedRealTime();
+    ConsoleReporter::ReportRuns(runs);
+  }
+  void Finalize() override {
+    ConsoleReporter::Finalize();
+    for (const char* k : {"128", "256"}) {
+      const auto d = times_.find(std::string("rglru_fwd_bwd/double/") + k);
+      const auto q = times_.find(std::string("rglru_fwd_bwd/float128/") + k);
+      if (d != times_.end() && q != times_.end())
+        std::printf("ratio float128/double at K=%s: %.1fx (goal: <= 25x)\n", k, q->second / d->second);
+    }
+  }
+
+ private:
+  std::map<std::string, double> times_;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  RatioReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  benchmark::Shutdown();
+}
