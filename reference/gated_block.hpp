@@ -10,7 +10,7 @@
 //! weights [K_in, K_out], per-channel vectors [K_out].
 //! Summation order (what a float32 evaluation of the same code does, and what the bounds describe):
 //! projections sum i = 0..K_in-1 then add the bias; back-projections sum j = 0..K_out-1, the input gate's
-//! term first; parameter-gradient sums run over t = L-1..0 within the block.
+//! term first; parameter-gradient sums run over t = L-1..0 within the block (gate_projection.hpp).
 #pragma once
 
 #include <cstdint>
@@ -19,17 +19,33 @@
 #include "core/architecture.hpp"
 #include "reference/affine_scan.hpp"
 #include "reference/complex.hpp"
+#include "reference/gate_projection.hpp"
 #include "reference/scalar.hpp"
 
 namespace scancheck::ref {
 
+//! sigma(z) and sigma(-z) from one exponential e = exp(-|z|): the larger is 1/(1+e), the smaller e/(1+e).
+//! Both are accurate to a few ulps in either tail (1 - sigma(z) would cancel).
 template <class S>
-S sigmoid(const S& z) {
+struct SigmoidPair {
+  S of_z, of_minus_z;
+};
+
+template <class S>
+SigmoidPair<S> sigmoid_pair(const S& z) {
   using std::exp;
-  if (value_of(z) >= 0) return S(1) / (S(1) + exp(-z));
+  if (value_of(z) >= 0) {
+    const S e = exp(-z);
+    const S d = S(1) + e;
+    return {S(1) / d, e / d};
+  }
   const S e = exp(z);
-  return e / (S(1) + e);
+  const S d = S(1) + e;
+  return {e / d, S(1) / d};
 }
+
+template <class S>
+S sigmoid(const S& z) { return sigmoid_pair(z).of_z; }
 
 //! softplus(z) = max(z, 0) + log1p(exp(-|z|)).
 template <class S>
@@ -57,11 +73,19 @@ struct GatedBlockInputs {
 };
 
 template <class S, class F>
+struct GateTerms;
+
+template <class S, class F>
 struct GatedBlockForward {
   std::vector<S> zx, za;  // [L, K_out] gate pre-activations, kept for the backward
   std::vector<F> at;      // [L, K_out] the decay actually used (0 at a reset)
   std::vector<F> h;       // [L, K_out] = y
+  //! [L, K_out] the gate terms, kept for blocks of at most `cached_terms_limit` elements; larger blocks
+  //! recompute them from zx, za in the backward (same operations, same values, less memory).
+  std::vector<GateTerms<S, F>> terms;
 };
+
+inline constexpr std::int64_t cached_terms_limit = std::int64_t{1} << 20;
 
 template <class S, class F>
 struct GatedBlockGrads {
@@ -77,7 +101,9 @@ struct GatedBlockGrads {
 //! Everything the decay and normalisation derive from the two gate pre-activations of one element.
 template <class S, class F>
 struct GateTerms {
-  S gx, ga, log_a, q, m;
+  S gx, ga;                    // sigma(zx), sigma(za)
+  S gx_minus, ga_minus;        // sigma(-zx), sigma(-za): sigma'(z) = sigma(z) sigma(-z)
+  S log_a, r, q, m;            // r = |a| = exp(log_a)
   F a;
 };
 
@@ -89,36 +115,22 @@ GateTerms<S, F> gate_terms(const S& zx, const S& za, const S& s, const S* a_imag
   using std::sin;
   using std::sqrt;
   GateTerms<S, F> g;
-  g.gx = sigmoid(zx);
-  g.ga = sigmoid(za);
+  const auto sx = sigmoid_pair(zx), sa = sigmoid_pair(za);
+  g.gx = sx.of_z;
+  g.gx_minus = sx.of_minus_z;
+  g.ga = sa.of_z;
+  g.ga_minus = sa.of_minus_z;
   g.log_a = S(-8) * g.ga * s;
+  g.r = exp(g.log_a);
   if constexpr (is_complex_v<F>) {
     const S phi = *a_imag * g.ga;
-    const S r = exp(g.log_a);
-    g.a = F(r * cos(phi), r * sin(phi));
+    g.a = F(g.r * cos(phi), g.r * sin(phi));
   } else {
-    g.a = exp(g.log_a);
+    g.a = g.r;
   }
   g.q = -expm1(S(2) * g.log_a);
   g.m = reset ? S(1) : sqrt(g.q);
   return g;
-}
-
-//! z[j] = sum_i x[i] w[i, j] + bias[j], i ascending.
-template <class S>
-void project(const S* x, const S* w, const S* bias, std::int64_t k_in, std::int64_t k_out, S* z) {
-  for (std::int64_t j = 0; j < k_out; ++j) z[j] = S(0);
-  for (std::int64_t i = 0; i < k_in; ++i)
-    for (std::int64_t j = 0; j < k_out; ++j) z[j] = z[j] + x[i] * w[i * k_out + j];
-  for (std::int64_t j = 0; j < k_out; ++j) z[j] = z[j] + bias[j];
-}
-
-//! dx[i] = sum_j w[i, j] dz[j], j ascending.
-template <class S>
-S back_project(const S* w_row, const S* dz, std::int64_t k_out) {
-  S acc(0);
-  for (std::int64_t j = 0; j < k_out; ++j) acc = acc + w_row[j] * dz[j];
-  return acc;
 }
 
 //! The phase parameter of channel j, or nullptr for the real layer.
@@ -135,18 +147,21 @@ GatedBlockForward<S, F> gated_forward(const GatedBlockInputs<S, F>& in) {
   fw.za.resize(L * K);
   fw.at.resize(L * K);
   fw.h.resize(L * K);
+  if (L * K <= cached_terms_limit) fw.terms.resize(L * K);
   std::vector<S> s(K);
   for (std::int64_t j = 0; j < K; ++j) s[j] = softplus(in.a_param[j]);
   std::vector<F> u(L * K);
+  const GateProjection<S> input_gate(in.wx, in.bx, Ki, K), a_gate(in.wa, in.ba, Ki, K);
   for (std::int64_t t = 0; t < L; ++t) {
-    project(&in.x_gate[t * Ki], in.wx.data(), in.bx.data(), Ki, K, &fw.zx[t * K]);
-    project(&in.x_gate[t * Ki], in.wa.data(), in.ba.data(), Ki, K, &fw.za[t * K]);
+    input_gate.forward(&in.x_gate[t * Ki], &fw.zx[t * K]);
+    a_gate.forward(&in.x_gate[t * Ki], &fw.za[t * K]);
     const bool reset = in.reset[t] != 0;
     for (std::int64_t j = 0; j < K; ++j) {
       const std::int64_t i = t * K + j;
       const auto g = gate_terms<S, F>(fw.zx[i], fw.za[i], s[j], imag_param(in, j), reset);
       fw.at[i] = reset ? F(0) : g.a;
       u[i] = in.x_direct[i] * g.gx * g.m;
+      if (!fw.terms.empty()) fw.terms[i] = g;
     }
   }
   for (std::int64_t j = 0; j < K; ++j) {
@@ -164,8 +179,6 @@ GatedBlockGrads<S, F> gated_backward(const GatedBlockInputs<S, F>& in, const Gat
   gr.dx_gate.resize(L * Ki);
   gr.dx_direct.resize(L * K);
   gr.dh0.resize(K);
-  gr.dwx.assign(Ki * K, S(0));
-  gr.dwa.assign(Ki * K, S(0));
   gr.dbx.assign(K, S(0));
   gr.dba.assign(K, S(0));
   gr.a_param_sum.assign(K, S(0));
@@ -182,12 +195,14 @@ GatedBlockGrads<S, F> gated_backward(const GatedBlockInputs<S, F>& in, const Gat
   std::vector<S> s(K);
   for (std::int64_t j = 0; j < K; ++j) s[j] = softplus(in.a_param[j]);
   const S clip = S(1) / S(1000);
-  std::vector<S> dzx(K), dza(K);
+  GateProjection<S> input_gate(in.wx, in.bx, Ki, K), a_gate(in.wa, in.ba, Ki, K);
+  std::vector<S> dzx(K), dza(K), dx_x(Ki), dx_a(Ki);
   for (std::int64_t t = L - 1; t >= 0; --t) {
     const bool reset = in.reset[t] != 0;
     for (std::int64_t j = 0; j < K; ++j) {
       const std::int64_t i = t * K + j;
-      const auto gt = gate_terms<S, F>(fw.zx[i], fw.za[i], s[j], imag_param(in, j), reset);
+      const auto gt = fw.terms.empty() ? gate_terms<S, F>(fw.zx[i], fw.za[i], s[j], imag_param(in, j), reset)
+                                       : fw.terms[i];
       const F& gi = g[i];
       const S r = real_part(gi * conj(in.x_direct[i]));  // Re(g conj(x)): g x for real channels
       const S dgx = r * gt.m;
@@ -204,7 +219,7 @@ GatedBlockGrads<S, F> gated_backward(const GatedBlockInputs<S, F>& in, const Gat
           const F& prev = t > 0 ? fw.h[i - K] : in.h0[j];
           p = gi * conj(prev) * conj(gt.a);
         }
-        dl = real_part(p) - S(2) * exp(S(2) * gt.log_a) * dq;
+        dl = real_part(p) - S(2) * (gt.r * gt.r) * dq;  // exp(2 log_a) = |a|^2
         if constexpr (is_complex_v<F>) dphi = p.im;
       }
       S dga = S(-8) * s[j] * dl;
@@ -213,23 +228,21 @@ GatedBlockGrads<S, F> gated_backward(const GatedBlockInputs<S, F>& in, const Gat
         gr.a_imag_sum[j] = gr.a_imag_sum[j] + gt.ga * dphi;
       }
       gr.a_param_sum[j] = gr.a_param_sum[j] + S(-8) * gt.ga * dl;
-      dzx[j] = dgx * (gt.gx * sigmoid(-fw.zx[i]));
-      dza[j] = dga * (gt.ga * sigmoid(-fw.za[i]));
+      dzx[j] = dgx * (gt.gx * gt.gx_minus);
+      dza[j] = dga * (gt.ga * gt.ga_minus);
     }
-    for (std::int64_t ii = 0; ii < Ki; ++ii) {
-      const S& x = in.x_gate[t * Ki + ii];
-      for (std::int64_t j = 0; j < K; ++j) {
-        gr.dwx[ii * K + j] = gr.dwx[ii * K + j] + x * dzx[j];
-        gr.dwa[ii * K + j] = gr.dwa[ii * K + j] + x * dza[j];
-      }
-      gr.dx_gate[t * Ki + ii] = back_project(&in.wx[ii * K], dzx.data(), K) +
-                                back_project(&in.wa[ii * K], dza.data(), K);
-    }
+    input_gate.accumulate_gradient(&in.x_gate[t * Ki], dzx.data());
+    a_gate.accumulate_gradient(&in.x_gate[t * Ki], dza.data());
+    input_gate.back_project(dzx.data(), dx_x.data());
+    a_gate.back_project(dza.data(), dx_a.data());
+    for (std::int64_t ii = 0; ii < Ki; ++ii) gr.dx_gate[t * Ki + ii] = dx_x[ii] + dx_a[ii];
     for (std::int64_t j = 0; j < K; ++j) {
       gr.dbx[j] = gr.dbx[j] + dzx[j];
       gr.dba[j] = gr.dba[j] + dza[j];
     }
   }
+  gr.dwx = input_gate.weight_gradient();
+  gr.dwa = a_gate.weight_gradient();
   return gr;
 }
 

@@ -32,8 +32,9 @@ std::vector<Block> all_blocks(const Shape& s) {
   return blocks;
 }
 
-ReferenceResult compute_reference(const Case& c, const ReferenceOptions& options) {
-  validate(c);
+namespace {
+
+ReferenceResult evaluate_values(const Case& c, const ReferenceOptions& options) {
   switch (options.precision) {
     case Precision::float128: return ref::evaluate_float128(c, options);
     case Precision::mpfr50: return ref::evaluate_mpfr50(c, options);
@@ -41,6 +42,24 @@ ReferenceResult compute_reference(const Case& c, const ReferenceOptions& options
     case Precision::float32: return ref::evaluate_float32(c, options);
   }
   throw InputError("unknown precision");
+}
+
+}  // namespace
+
+// Values and bounds come from two passes over the same templated code. The bounds need a few correct
+// digits only, so they are propagated alongside a float64 evaluation (Bounded<double>); the values come
+// from the high-precision pass, whose arithmetic then stays free of the bookkeeping.
+ReferenceResult compute_reference(const Case& c, const ReferenceOptions& options) {
+  validate(c);
+  ReferenceOptions values_only = options;
+  values_only.bounds = false;
+  ReferenceResult result = evaluate_values(c, values_only);
+  if (options.bounds && options.precision != Precision::float32) {
+    ReferenceOptions bounds_pass = options;
+    bounds_pass.precision = Precision::float64;
+    result.bounds = std::move(ref::evaluate_float64(c, bounds_pass).bounds);
+  }
+  return result;
 }
 
 }  // namespace scancheck

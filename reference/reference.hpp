@@ -3,7 +3,8 @@
 //! The high-precision reference of a case: every output of spec/recurrences.md (forward and backward),
 //! evaluated in Boost.Multiprecision and rounded once to float64, with a per-element first-order bound on
 //! the rounding error a float32 sequential evaluation of the same formulas makes (running error analysis,
-//! harness.md "Comparison and tolerance").
+//! harness.md "Comparison and tolerance"; reference/bounded.hpp). The bounds are propagated beside a
+//! float64 evaluation of the same code: they are magnitudes and need only a few correct digits.
 //!
 //! Work is split into (batch, head) blocks, independent except for the parameter gradients, which are
 //! summed over the batch in ascending order after all blocks finish, so results do not depend on the thread

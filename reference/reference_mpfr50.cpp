@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
-//! The reference evaluated in mpfr50, with (Bounded<mpfr50>) or without float32 error bounds.
+//! The reference values evaluated in mpfr50 (the bounds come from reference_working.cpp).
 #define SCANCHECK_REFERENCE_EVALUATE_INTERNAL
 #include "reference/evaluate.hpp"
 #include "reference/evaluators.hpp"
@@ -8,7 +8,6 @@
 namespace scancheck::ref {
 
 ReferenceResult evaluate_mpfr50(const Case& c, const ReferenceOptions& options) {
-  if (options.bounds) return Evaluator<Bounded<mpfr50>>(c, options).run();
   return Evaluator<mpfr50>(c, options).run();
 }
 
