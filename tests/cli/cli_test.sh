@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# End-to-end checks of the scancheck executable: make-case and reference on every architecture, and the
+# bad-input contract (one line on stderr, exit code 2, no output directory left behind).
+# Usage: cli_test.sh /path/to/scancheck
+set -uo pipefail
+bin=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+passed=0
+
+pass() { passed=$((passed + 1)); }
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+# expect_bad_input DESCRIPTION OUTDIR ARGS...: exit 2, exactly one stderr line, OUTDIR absent afterwards.
+expect_bad_input() {
+  local what=$1 out=$2; shift 2
+  "$bin" "$@" >"$work/stdout" 2>"$work/stderr"
+  local rc=$?
+  local lines
+  lines=$(wc -l <"$work/stderr")
+  if [ "$rc" -ne 2 ]; then fail "$what: exit $rc, expected 2"; return; fi
+  if [ "$lines" -ne 1 ]; then fail "$what: $lines stderr lines, expected 1"; cat "$work/stderr"; return; fi
+  if [ -n "$out" ] && [ -e "$out" ]; then fail "$what: left $out behind"; return; fi
+  if ls "$work" | grep -q '\.tmp-'; then fail "$what: left a temporary behind"; return; fi
+  pass
+}
+
+for arch in scan complex_scan rglru complex_rglru; do
+  for regime in default long_memory resets extreme clip; do
+    c="$work/$arch-$regime"
+    if ! "$bin" make-case --arch "$arch" --batch 2 --length 9 --width 8 --heads 2 --seed 5 \
+        --regime "$regime" --out "$c" >/dev/null; then fail "make-case $arch $regime"; continue; fi
+    if ! "$bin" reference --case "$c" --out "$c.ref" --threads 2 >/dev/null; then
+      fail "reference $arch $regime"; continue
+    fi
+    for f in "$c.ref/reference.json" "$c.ref/h_last.npy" "$c.ref/dh0.npy" "$c.ref/bounds/h_last.npy"; do
+      [ -f "$f" ] || fail "reference $arch $regime: missing $f"
+    done
+    pass
+  done
+done
+
+# mpfr50 and sampled references.
+"$bin" reference --case "$work/rglru-default" --out "$work/mpfr" --precision mpfr50 >/dev/null && pass ||
+  fail "reference --precision mpfr50"
+"$bin" reference --case "$work/rglru-default" --out "$work/sampled" --sample 1:0 >/dev/null &&
+  [ -f "$work/sampled/covered/dx.npy" ] && pass || fail "reference --sample"
+
+# Bad input.
+ok=(--batch 1 --length 4 --width 8 --seed 1)
+expect_bad_input "unknown architecture" "$work/x" make-case --arch lstm "${ok[@]}" --out "$work/x"
+expect_bad_input "unknown regime" "$work/x" make-case --arch rglru "${ok[@]}" --regime calm --out "$work/x"
+expect_bad_input "unknown dtype" "$work/x" make-case --arch rglru "${ok[@]}" --io-dtype fp16 --out "$work/x"
+expect_bad_input "W not divisible by H" "$work/x" make-case --arch rglru "${ok[@]}" --heads 3 --out "$work/x"
+expect_bad_input "odd W, complex" "$work/x" make-case --arch complex_scan --batch 1 --length 4 --width 7 \
+  --seed 1 --out "$work/x"
+expect_bad_input "zero length" "$work/x" make-case --arch scan --batch 1 --length 0 --width 8 --seed 1 --out "$work/x"
+expect_bad_input "negative batch" "$work/x" make-case --arch scan --batch -2 --length 4 --width 8 --seed 1 --out "$work/x"
+expect_bad_input "shape too large" "$work/x" make-case --arch rglru --batch 100000 --length 100000 --width 100000 \
+  --seed 1 --out "$work/x"
+expect_bad_input "missing option" "" make-case --arch rglru --batch 1
+expect_bad_input "unknown precision" "$work/y" reference --case "$work/rglru-default" --out "$work/y" --precision half
+expect_bad_input "missing case" "$work/y" reference --case "$work/nothing" --out "$work/y"
+expect_bad_input "bad sample" "$work/y" reference --case "$work/rglru-default" --out "$work/y" --sample 0-1
+expect_bad_input "sample out of range" "$work/y" reference --case "$work/rglru-default" --out "$work/y" --sample 5:0
+
+# Malformed case directories.
+bad="$work/bad-npy"; cp -r "$work/rglru-default" "$bad"; printf 'not a numpy file' >"$bad/x.npy"
+expect_bad_input "malformed x.npy" "$work/y" reference --case "$bad" --out "$work/y"
+bad="$work/bad-shape"; cp -r "$work/rglru-default" "$bad"; cp "$work/rglru-default/a_param.npy" "$bad/a_gate_b.npy"
+expect_bad_input "shape disagrees" "$work/y" reference --case "$bad" --out "$work/y"
+bad="$work/bad-json"; cp -r "$work/rglru-default" "$bad"; echo '{"architecture": "rglru",' >"$bad/case.json"
+expect_bad_input "malformed case.json" "$work/y" reference --case "$bad" --out "$work/y"
+bad="$work/bad-heads"; cp -r "$work/rglru-default" "$bad"
+sed -i 's/"heads": 2/"heads": 3/' "$bad/case.json"
+expect_bad_input "heads disagree with weights" "$work/y" reference --case "$bad" --out "$work/y"
+bad="$work/missing"; cp -r "$work/rglru-default" "$bad"; rm "$bad/dy.npy"
+expect_bad_input "missing dy.npy" "$work/y" reference --case "$bad" --out "$work/y"
+
+# An existing output directory is replaced whole, not merged.
+mkdir -p "$work/replace" && touch "$work/replace/stale"
+"$bin" reference --case "$work/scan-default" --out "$work/replace" >/dev/null
+[ ! -e "$work/replace/stale" ] && [ -f "$work/replace/h.npy" ] && pass || fail "output directory not replaced atomically"
+
+echo "cli: $passed passed, $failures failed"
+[ "$failures" -eq 0 ]
