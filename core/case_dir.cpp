@@ -85,8 +85,8 @@ Shape shape_from(const Case& c, const fs::path& dir, std::int64_t heads) {
 void read_tensors(Case& c, const fs::path& dir) {
   for (const TensorRole role : {TensorRole::input, TensorRole::cotangent}) {
     for (const TensorSpec& spec : tensor_layout(c.architecture, c.shape, role)) {
-      const fs::path path = dir / (spec.name + ".npy");
       if (c.has(spec.name)) continue;
+      const fs::path path = dir / (spec.name + ".npy");
       if (!fs::exists(path)) {
         if (spec.optional) continue;
         fail_dir(dir, fmt::format("missing {}.npy", spec.name));
@@ -134,6 +134,16 @@ auto parse_field(const json& j, const fs::path& dir, const char* key, Parse pars
   }
 }
 
+// Shape and consistency errors name tensors, not files: add the directory.
+template <class Check>
+void check_in(const fs::path& dir, Check check) {
+  try {
+    check();
+  } catch (const InputError& e) {
+    fail_dir(dir, e.what());
+  }
+}
+
 }  // namespace
 
 Case load_case(const fs::path& dir) {
@@ -150,9 +160,9 @@ Case load_case(const fs::path& dir) {
   if (!fs::exists(dir / (main + ".npy"))) fail_dir(dir, fmt::format("missing {}.npy", main));
   c.tensors.emplace(main, read_npy_float(dir / (main + ".npy")));
   c.shape = shape_from(c, dir, heads);
-  validate(c.architecture, c.shape);
+  check_in(dir, [&] { validate(c.architecture, c.shape); });
   read_tensors(c, dir);
-  validate(c);
+  check_in(dir, [&] { validate(c); });
   return c;
 }
 

@@ -7,6 +7,7 @@
 #include <limits>
 #include <numbers>
 #include <stdexcept>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -28,10 +29,10 @@ constexpr detail::NameTable<Regime, 5> regime_names{{
 // Every draw has its own stream, id * 8 + purpose, fixed forever: renumbering changes every generated case.
 // Elements are indexed by their flat position, so no value depends on the order or thread that draws it.
 constexpr std::pair<std::string_view, std::uint64_t> stream_ids[] = {
-    {"a", 1},          {"b", 2},         {"h0", 3},        {"dh", 4},           {"dh_last", 5},
-    {"x", 6},          {"a_param", 7},   {"input_gate_w", 8}, {"input_gate_b", 9}, {"a_gate_w", 10},
-    {"a_gate_b", 11},  {"a_imag_param", 12}, {"dy", 13},   {"segment_pos", 14}, {"resets", 15},
-    {"clip", 16},
+    {"a", 1}, {"b", 2}, {"h0", 3}, {"dh", 4}, {"dh_last", 5},  // the plain scans (h0, dh_last shared)
+    {"x", 6}, {"a_param", 7}, {"input_gate_w", 8}, {"input_gate_b", 9}, {"a_gate_w", 10}, {"a_gate_b", 11},
+    {"a_imag_param", 12}, {"dy", 13}, {"segment_pos", 14},  // the gated kinds
+    {"resets", 15}, {"clip", 16},                          // draws that shape several tensors
 };
 enum class Purpose : std::uint64_t { value, scale, sign, special, phase, pair };
 
@@ -60,7 +61,7 @@ struct Context {
   const CaseRequest& req;
   CounterRng rng;
   std::vector<TensorSpec> layout;
-  std::vector<bool> resets;       // [B * L], set for the regimes that reset
+  std::vector<bool> resets;      // [B * L], set for the regimes that reset
   std::int64_t clip_start = -1;  // clip regime: channels start, start + 4, ... have tiny s (or |a| ~ 1)
 
   Draw draw(std::string_view name, Purpose purpose = Purpose::value) const {
@@ -75,10 +76,24 @@ struct Context {
   std::int64_t channels() const { return state_channels(req.architecture, req.shape); }
 };
 
+// Runs body(i) for every i in [0, n), on several threads for large n. Every value is a function of i alone,
+// so the result does not depend on the number of threads.
+void parallel_for(std::int64_t n, const std::function<void(std::int64_t)>& body) {
+  constexpr std::int64_t grain = 1 << 16;
+  const std::int64_t cores = std::max(1u, std::thread::hardware_concurrency());
+  const std::int64_t threads = std::clamp<std::int64_t>(n / grain, 1, cores);
+  const auto run = [&](std::int64_t k) {
+    for (std::int64_t i = n * k / threads; i < n * (k + 1) / threads; ++i) body(i);
+  };
+  std::vector<std::jthread> pool;
+  for (std::int64_t k = 1; k < threads; ++k) pool.emplace_back(run, k);
+  run(0);
+}
+
 // Values are computed in double and rounded once to float32 here; bf16 rounding comes last, by layout.
 void add(Case& c, const Context& ctx, const std::string& name, const std::function<double(std::int64_t)>& value) {
   Tensor<float> t(ctx.dims(name));
-  for (std::int64_t i = 0; i < t.size(); ++i) t[i] = static_cast<float>(value(i));
+  parallel_for(t.size(), [&](std::int64_t i) { t[i] = static_cast<float>(value(i)); });
   c.tensors.emplace(name, std::move(t));
 }
 
@@ -209,18 +224,18 @@ void add_scan_decays(Case& c, const Context& ctx) {
   const Draw sign = ctx.draw("a", Purpose::sign), phase = ctx.draw("a", Purpose::phase);
   const bool complex = is_complex(ctx.req.architecture);
   Tensor<float> a(ctx.dims("a"));
-  for (std::int64_t e = 0; e < a.size() / (complex ? 2 : 1); ++e) {
+  parallel_for(a.size() / (complex ? 2 : 1), [&](std::int64_t e) {
     const std::int64_t row = e / channels, channel = e % channels;
     const double r = scan_magnitude(ctx, e);
     if (!complex) {
       // Only the extreme regime has negative decays; the others model gates in (0, 1).
       a[row * width + channel] = static_cast<float>(ctx.regime() == Regime::extreme ? sign.sign(e) * r : r);
-      continue;
+      return;
     }
     const double theta = clip_channel(ctx, channel) ? 0.0 : phase.uniform(e, -std::numbers::pi, std::numbers::pi);
     a[row * width + channel] = static_cast<float>(r * std::cos(theta));
     a[row * width + channels + channel] = static_cast<float>(r * std::sin(theta));
-  }
+  });
   c.tensors.emplace("a", std::move(a));
 }
 

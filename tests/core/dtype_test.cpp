@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // bf16 rounding (dtype.hpp's contract) and the names of the small enums.
+#include "core/dtype.hpp"
+
+#include <gtest/gtest.h>
+
 #include <bit>
 #include <cmath>
 #include <limits>
 
-#include <gtest/gtest.h>
-
 #include "core/architecture.hpp"
-#include "core/dtype.hpp"
 #include "core/generate.hpp"
 #include "test_support.hpp"
 
@@ -59,12 +60,12 @@ TEST(Bf16, InfinitiesAndOverflow) {
 }
 
 TEST(Bf16, Subnormals) {
-  EXPECT_EQ(bits_of(round_to_bf16(0x1p-149f)), 0u);              // far below half the smallest bf16 step
-  EXPECT_EQ(round_to_bf16(0x1p-133f), 0x1p-133f);                // smallest bf16 subnormal
-  EXPECT_EQ(round_to_bf16(0x1p-133f + 0x1p-134f), 0x1p-132f);   // tie, odd below: up to even
-  EXPECT_EQ(round_to_bf16(0x1p-132f + 0x1p-134f), 0x1p-132f);   // tie, even below: down
-  EXPECT_EQ(bits_of(round_to_bf16(-0x1p-149f)), 0x80000000u);   // keeps the sign of zero
-  EXPECT_EQ(round_to_bf16(0x1.fffffcp-127f), 0x1p-126f);         // largest subnormal rounds up to normal
+  EXPECT_EQ(bits_of(round_to_bf16(0x1p-149f)), 0u);            // far below half the smallest bf16 step
+  EXPECT_EQ(round_to_bf16(0x1p-133f), 0x1p-133f);              // smallest bf16 subnormal
+  EXPECT_EQ(round_to_bf16(0x1p-133f + 0x1p-134f), 0x1p-132f);  // tie, odd below: up to even
+  EXPECT_EQ(round_to_bf16(0x1p-132f + 0x1p-134f), 0x1p-132f);  // tie, even below: down
+  EXPECT_EQ(bits_of(round_to_bf16(-0x1p-149f)), 0x80000000u);  // keeps the sign of zero
+  EXPECT_EQ(round_to_bf16(0x1.fffffcp-127f), 0x1p-126f);       // largest subnormal rounds up to normal
 }
 
 TEST(Bf16, RoundToDependsOnDtype) {

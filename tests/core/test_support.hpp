@@ -4,6 +4,7 @@
 //! bitwise tensor comparison.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -11,8 +12,6 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
-
-#include <gtest/gtest.h>
 
 #include "core/error.hpp"
 #include "core/tensor.hpp"
