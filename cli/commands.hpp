@@ -15,5 +15,7 @@ using Action = std::function<int()>;
 //! Registers `name` on `app`; `action` is set to the subcommand's action when it is the one invoked.
 void add_make_case(CLI::App& app, Action& action);
 void add_reference(CLI::App& app, Action& action);
+void add_list(CLI::App& app, Action& action);
+void add_run(CLI::App& app, Action& action);
 
 }  // namespace scancheck::cli

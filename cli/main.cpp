@@ -6,6 +6,7 @@
 #include <exception>
 
 #include "cli/commands.hpp"
+#include "backends/backend.hpp"
 #include "core/error.hpp"
 
 int main(int argc, char** argv) {
@@ -15,6 +16,8 @@ int main(int argc, char** argv) {
   scancheck::cli::Action action;
   scancheck::cli::add_make_case(app, action);
   scancheck::cli::add_reference(app, action);
+  scancheck::cli::add_list(app, action);
+  scancheck::cli::add_run(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
@@ -28,6 +31,9 @@ int main(int argc, char** argv) {
   } catch (const scancheck::InputError& e) {
     std::fprintf(stderr, "scancheck: error: %s\n", e.what());
     return 2;
+  } catch (const scancheck::BackendError& e) {
+    std::fprintf(stderr, "scancheck: backend failure: %s\n", e.what());
+    return 1;
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "scancheck: error: out of memory (the shape is too large for this machine)\n");
     return 2;

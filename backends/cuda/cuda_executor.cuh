@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: Apache-2.0
+//! @file
+//! The `cuda` executor: launches a program body as a real CUDA kernel, one thread per program (blocks of
+//! 256, x fastest so neighbouring channels coalesce). Every CUDA call and launch is checked; a failure
+//! throws CudaError with the call and the runtime's message, which the backend layer prefixes with the
+//! backend and shape. Launches go to the default stream; synchronize() surfaces kernel faults.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "backends/kernels/program.hpp"
+#include "backends/output_guard.hpp"
+
+namespace scancheck::backends {
+
+struct CudaError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+inline void cuda_check(cudaError_t e, const std::string& what) {
+  if (e != cudaSuccess) {
+    const std::string kind = e == cudaErrorMemoryAllocation ? "out of device memory" : cudaGetErrorString(e);
+    throw CudaError(what + ": " + kind);
+  }
+}
+
+template <class Body>
+__global__ void program_kernel(Body body, kernels::Grid grid) {
+  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < grid.size()) body(grid.at(i));
+}
+
+class CudaExecutor {
+ public:
+  static constexpr const char* name = "cuda";
+  static constexpr int threads_per_block = 256;
+
+  CudaExecutor() = default;
+  CudaExecutor(const CudaExecutor&) = delete;
+  CudaExecutor& operator=(const CudaExecutor&) = delete;
+  ~CudaExecutor() {
+    for (void* p : allocations_) cudaFree(p);
+  }
+
+  template <class Body>
+  void launch(const std::string& kernel, kernels::Grid grid, const Body& body) {
+    const std::int64_t blocks = (grid.size() + threads_per_block - 1) / threads_per_block;
+    if (blocks == 0) return;
+    program_kernel<<<static_cast<unsigned>(blocks), threads_per_block>>>(body, grid);
+    cuda_check(cudaGetLastError(), "launch of " + kernel);
+  }
+
+  template <class T>
+  T* scratch(std::int64_t n) {
+    void* p = nullptr;
+    cuda_check(cudaMalloc(&p, static_cast<std::size_t>(n > 0 ? n : 1) * sizeof(T)), "cudaMalloc");
+    allocations_.push_back(p);
+    return static_cast<T*>(p);
+  }
+
+  template <class T>
+  const T* upload(const float* values, std::int64_t n) {
+    std::vector<T> host(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) kernels::store<T>(host.data(), i, values[i]);
+    T* p = scratch<T>(n);
+    cuda_check(cudaMemcpy(p, host.data(), n * sizeof(T), cudaMemcpyHostToDevice), "copy to device");
+    return p;
+  }
+
+  template <class T>
+  T* output(std::int64_t n) {
+    const std::vector<T> image = poisoned_image<T>(n);
+    T* p = scratch<T>(static_cast<std::int64_t>(image.size()));
+    cuda_check(cudaMemcpy(p, image.data(), image.size() * sizeof(T), cudaMemcpyHostToDevice), "copy to device");
+    return p + guard_elements;
+  }
+
+  template <class T>
+  void download(const T* p, std::int64_t n, float* out, const std::string& what) {
+    std::vector<T> image(static_cast<std::size_t>(n + 2 * guard_elements));
+    cuda_check(cudaMemcpy(image.data(), p - guard_elements, image.size() * sizeof(T), cudaMemcpyDeviceToHost),
+               "copy of " + what + " to host");
+    unpack_image(image, n, out, what);
+  }
+
+  void synchronize() { cuda_check(cudaDeviceSynchronize(), "kernel execution"); }
+
+ private:
+  std::vector<void*> allocations_;
+};
+
+}  // namespace scancheck::backends

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: Apache-2.0
+//! @file
+//! Poison and guard regions around every output buffer, shared by the executors. Before a run, an output's
+//! elements hold a poison NaN that no arithmetic produces (a signalling NaN for float32; a NaN without the
+//! quiet bit for bf16, which rounding never yields) and `guard` elements on each side hold a sentinel.
+//! After the run every element must have been written and every sentinel must be intact.
+//! C++17.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "backends/kernels/numeric.hpp"
+
+namespace scancheck::backends {
+
+inline constexpr std::int64_t guard_elements = 64;
+
+template <class T>
+T poison_value();
+template <>
+inline float poison_value<float>() { return kernels::bits_float(0x7fa5a5a5u); }
+template <>
+inline kernels::bf16 poison_value<kernels::bf16>() { return {0x7fa5u}; }
+
+template <class T>
+T sentinel_value();
+template <>
+inline float sentinel_value<float>() { return kernels::bits_float(0x5a5a5a5au); }
+template <>
+inline kernels::bf16 sentinel_value<kernels::bf16>() { return {0x5a5au}; }
+
+template <class T>
+bool same_bits(const T& x, const T& y) { return std::memcmp(&x, &y, sizeof(T)) == 0; }
+
+//! An output's host image: guard, elements, guard.
+template <class T>
+std::vector<T> poisoned_image(std::int64_t n) {
+  std::vector<T> image(static_cast<std::size_t>(n + 2 * guard_elements), sentinel_value<T>());
+  for (std::int64_t i = 0; i < n; ++i) image[guard_elements + i] = poison_value<T>();
+  return image;
+}
+
+//! Checks an output's image after a run and converts its elements to float. Throws naming the output.
+template <class T>
+void unpack_image(const std::vector<T>& image, std::int64_t n, float* out, const std::string& name) {
+  for (std::int64_t k = 0; k < guard_elements; ++k)
+    if (!same_bits(image[k], sentinel_value<T>()) || !same_bits(image[guard_elements + n + k], sentinel_value<T>()))
+      throw std::runtime_error("output " + name + ": a guard region around it was overwritten");
+  std::int64_t unwritten = 0, first = -1;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const T& v = image[guard_elements + i];
+    if (same_bits(v, poison_value<T>())) {
+      if (unwritten++ == 0) first = i;
+    }
+    out[i] = kernels::to_float(v);
+  }
+  if (unwritten)
+    throw std::runtime_error("output " + name + ": " + std::to_string(unwritten) + " of " + std::to_string(n) +
+                             " elements never written (first at flat index " + std::to_string(first) + ")");
+}
+
+}  // namespace scancheck::backends

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: Apache-2.0
+//! @file
+//! Forward then backward of a plain affine scan (`scan`, `complex_scan`) on any executor: upload the
+//! case, run both directions under the schedule, check and download every output. One template for both
+//! executors, instantiated in host/scan_host.cpp and cuda/scan_cuda.cu. C++17.
+#pragma once
+
+#include <cstdint>
+
+#include "backends/kernels/affine_scan/schedules.hpp"
+
+namespace scancheck::backends {
+
+//! The host-side arrays of one scan case: inputs (io tensors hold io-dtype values as float) and the
+//! output arrays to fill. Optional inputs are nullptr.
+struct ScanArrays {
+  kernels::ScanGeometry geometry;
+  bool complex = false;
+  bool bf16_io = false;
+  const float* a = nullptr;        // [B, L, W]
+  const float* b = nullptr;
+  const float* h0 = nullptr;       // [B, W]
+  const float* dh = nullptr;       // [B, L, W]
+  const float* dh_last = nullptr;  // [B, W]
+  float* h = nullptr;              // outputs
+  float* h_last = nullptr;
+  float* da = nullptr;
+  float* db = nullptr;
+  float* dh0 = nullptr;
+};
+
+template <class Exec, class F, class IO>
+void run_scan_typed(Exec& ex, const ScanArrays& io, const kernels::Schedule& schedule) {
+  const kernels::ScanGeometry& g = io.geometry;
+  const std::int64_t act = g.batch * g.length * g.width, state = g.batch * g.width;
+  const IO* a = ex.template upload<IO>(io.a, act);
+  const IO* b = ex.template upload<IO>(io.b, act);
+  const IO* dh = ex.template upload<IO>(io.dh, act);
+  const float* h0 = io.h0 ? ex.template upload<float>(io.h0, state) : nullptr;
+  const float* dh_last = io.dh_last ? ex.template upload<float>(io.dh_last, state) : nullptr;
+  IO* h = ex.template output<IO>(act);
+  IO* da = ex.template output<IO>(act);
+  IO* db = ex.template output<IO>(act);
+  float* h_last = ex.template output<float>(state);
+  float* dh0 = ex.template output<float>(state);
+  kernels::run_affine_scan(ex, kernels::ScanForward<F, IO>{g, a, b, h0, h, h_last}, schedule);
+  kernels::run_affine_scan(ex, kernels::ScanBackward<F, IO>{g, a, dh, dh_last, h, h0, da, db, dh0}, schedule);
+  ex.synchronize();
+  ex.download(h, act, io.h, "h");
+  ex.download(h_last, state, io.h_last, "h_last");
+  ex.download(da, act, io.da, "da");
+  ex.download(db, act, io.db, "db");
+  ex.download(dh0, state, io.dh0, "dh0");
+}
+
+template <class Exec>
+void run_scan(Exec& ex, const ScanArrays& io, const kernels::Schedule& schedule) {
+  using kernels::bf16;
+  using kernels::cfloat;
+  if (io.complex)
+    io.bf16_io ? run_scan_typed<Exec, cfloat, bf16>(ex, io, schedule) : run_scan_typed<Exec, cfloat, float>(ex, io, schedule);
+  else
+    io.bf16_io ? run_scan_typed<Exec, float, bf16>(ex, io, schedule) : run_scan_typed<Exec, float, float>(ex, io, schedule);
+}
+
+//! Entry points per executor (host/scan_host.cpp, cuda/scan_cuda.cu).
+void run_scan_host(const ScanArrays&, const kernels::Schedule&);
+void run_scan_cuda(const ScanArrays&, const kernels::Schedule&);
+
+}  // namespace scancheck::backends

@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: Apache-2.0
+//! @file
+//! `scancheck list`: every backend with its architecture, schedule, flags, io dtype and the executors of
+//! this build. `scancheck run`: one backend's forward and backward on a case, outputs in the case format.
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "backends/backend.hpp"
+#include "cli/commands.hpp"
+#include "core/case_dir.hpp"
+#include "core/npy.hpp"
+
+namespace scancheck::cli {
+namespace {
+
+std::string join(const std::vector<std::string>& items, const char* sep) {
+  std::string out;
+  for (const auto& s : items) out += (out.empty() ? "" : sep) + s;
+  return out;
+}
+
+std::vector<std::string> executor_names() {
+  std::vector<std::string> names;
+  for (Executor e : built_executors()) names.emplace_back(to_string(e));
+  return names;
+}
+
+int list_backends(const std::string& arch_filter, bool json) {
+  std::vector<const BackendInfo*> shown;
+  const bool filter = !arch_filter.empty();
+  const Architecture arch = filter ? parse_architecture(arch_filter) : Architecture::scan;
+  for (const BackendInfo& b : registry())
+    if (!filter || b.architecture == arch) shown.push_back(&b);
+  const std::vector<std::string> executors = executor_names();
+  if (json) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (const BackendInfo* b : shown)
+      rows.push_back({{"name", b->name},
+                      {"architecture", std::string(to_string(b->architecture))},
+                      {"schedule", b->schedule},
+                      {"flags", b->flags},
+                      {"io_dtype", std::string(to_string(b->io_dtype))},
+                      {"executors", executors}});
+    std::printf("%s\n", rows.dump(2).c_str());
+    return 0;
+  }
+  std::printf("%-56s %-14s %-40s %-6s %-9s %s\n", "backend", "architecture", "schedule", "flags", "io dtype",
+              "executors");
+  for (const BackendInfo* b : shown)
+    std::printf("%-56s %-14s %-40s %-6s %-9s %s\n", b->name.c_str(), std::string(to_string(b->architecture)).c_str(),
+                b->schedule.c_str(), b->flags.empty() ? "-" : join(b->flags, ",").c_str(),
+                std::string(to_string(b->io_dtype)).c_str(), join(executors, ",").c_str());
+  std::printf("%zu backends\n", shown.size());
+  return 0;
+}
+
+}  // namespace
+
+void add_list(CLI::App& app, Action& action) {
+  struct Options {
+    std::string arch;
+    bool json = false;
+  };
+  auto o = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand("list", "List every registered backend");
+  cmd->add_option("--arch", o->arch, "only this architecture");
+  cmd->add_flag("--json", o->json, "print JSON");
+  cmd->callback([&action, o] { action = [o] { return list_backends(o->arch, o->json); }; });
+}
+
+void add_run(CLI::App& app, Action& action) {
+  struct Options {
+    std::string backend, case_dir, out, executor = "host";
+  };
+  auto o = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand("run", "Run one backend forward and backward on a case");
+  cmd->add_option("--backend", o->backend, "architecture/variant@dtype (see scancheck list)")->required();
+  cmd->add_option("--case", o->case_dir, "case directory")->required();
+  cmd->add_option("--out", o->out, "output directory, written in the case format (replaced atomically)")->required();
+  cmd->add_option("--executor", o->executor, "host (default) | cuda");
+  cmd->callback([&action, o] {
+    action = [o] {
+      const BackendInfo& backend = find_backend(o->backend);
+      const Executor executor = parse_executor(o->executor);
+      const Case c = load_case(o->case_dir);
+      const Outputs outputs = run_backend(backend, c, executor);
+      write_directory_atomically(o->out, [&](const std::filesystem::path& tmp) {
+        for (const auto& [name, tensor] : outputs) write_npy(tmp / (name + ".npy"), tensor);
+      });
+      std::printf("wrote %s: %s on %s %s (%s executor)\n", o->out.c_str(), backend.name.c_str(),
+                  std::string(to_string(c.architecture)).c_str(), to_string(c.shape).c_str(),
+                  o->executor.c_str());
+      return 0;
+    };
+  });
+}
+
+}  // namespace scancheck::cli
