@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "backends/cuda/scan_timing.hpp"
+
+#include <algorithm>
+
+#include "backends/cuda/cuda_executor.cuh"
+
+namespace scancheck::backends {
+namespace {
+
+class EventPair {
+ public:
+  EventPair() {
+    cuda_check(cudaEventCreate(&start_), "cudaEventCreate");
+    cuda_check(cudaEventCreate(&stop_), "cudaEventCreate");
+  }
+  ~EventPair() {
+    cudaEventDestroy(start_);
+    cudaEventDestroy(stop_);
+  }
+  void start() { cuda_check(cudaEventRecord(start_), "cudaEventRecord"); }
+  void stop() { cuda_check(cudaEventRecord(stop_), "cudaEventRecord"); }
+  double elapsed_ms() {
+    cuda_check(cudaEventSynchronize(stop_), "kernel execution");
+    float ms = 0;
+    cuda_check(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
+    return ms;
+  }
+
+ private:
+  cudaEvent_t start_{}, stop_{};
+};
+
+PhaseTiming summarize(std::vector<double> ms) {
+  std::sort(ms.begin(), ms.end());
+  return {ms[ms.size() / 2], ms.front(), ms.back()};
+}
+
+template <class F, class IO>
+ScanTiming time_typed(const ScanArrays& io, const kernels::Schedule& schedule, int warmup, int repeats) {
+  CudaExecutor ex;
+  const kernels::ScanGeometry& g = io.geometry;
+  const std::int64_t act = g.batch * g.length * g.width, state = g.batch * g.width;
+  const IO* a = ex.template upload<IO>(io.a, act);
+  const IO* b = ex.template upload<IO>(io.b, act);
+  const IO* dh = ex.template upload<IO>(io.dh, act);
+  const float* h0 = io.h0 ? ex.template upload<float>(io.h0, state) : nullptr;
+  const float* dh_last = io.dh_last ? ex.template upload<float>(io.dh_last, state) : nullptr;
+  IO* h = ex.template output<IO>(act);
+  IO* da = ex.template output<IO>(act);
+  IO* db = ex.template output<IO>(act);
+  float* h_last = ex.template output<float>(state);
+  float* dh0 = ex.template output<float>(state);
+  const kernels::ScanForward<F, IO> forward{g, a, b, h0, h, h_last};
+  const kernels::ScanBackward<F, IO> backward{g, a, dh, dh_last, h, h0, da, db, dh0};
+  const std::size_t mark = ex.mark();
+  EventPair fw, bw;
+  std::vector<double> fw_ms, bw_ms;
+  for (int r = 0; r < warmup + repeats; ++r) {
+    ex.rewind(mark);
+    fw.start();
+    kernels::run_affine_scan(ex, forward, schedule);
+    fw.stop();
+    bw.start();
+    kernels::run_affine_scan(ex, backward, schedule);
+    bw.stop();
+    const double f = fw.elapsed_ms(), w = bw.elapsed_ms();
+    if (r >= warmup) {
+      fw_ms.push_back(f);
+      bw_ms.push_back(w);
+    }
+  }
+  ScanTiming t;
+  t.forward = summarize(fw_ms);
+  t.backward = summarize(bw_ms);
+  const double io_bytes = sizeof(IO), states = static_cast<double>(state) * sizeof(float);
+  t.forward_bytes = 3.0 * act * io_bytes + states * (h0 ? 2 : 1);
+  t.backward_bytes = 5.0 * act * io_bytes + states * ((dh_last ? 1 : 0) + (h0 ? 1 : 0) + 1);
+  return t;
+}
+
+}  // namespace
+
+ScanTiming time_scan_cuda(const ScanArrays& io, const kernels::Schedule& schedule, int warmup, int repeats) {
+  using kernels::bf16;
+  using kernels::cfloat;
+  if (io.complex)
+    return io.bf16_io ? time_typed<cfloat, bf16>(io, schedule, warmup, repeats)
+                      : time_typed<cfloat, float>(io, schedule, warmup, repeats);
+  return io.bf16_io ? time_typed<float, bf16>(io, schedule, warmup, repeats)
+                    : time_typed<float, float>(io, schedule, warmup, repeats);
+}
+
+double device_copy_rate(std::int64_t bytes, int repeats) {
+  CudaExecutor ex;
+  char* src = ex.scratch<char>(bytes);
+  char* dst = ex.scratch<char>(bytes);
+  cuda_check(cudaMemset(src, 1, bytes), "cudaMemset");
+  EventPair ev;
+  std::vector<double> ms;
+  for (int r = 0; r < repeats + 2; ++r) {
+    ev.start();
+    cuda_check(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice), "cudaMemcpy device to device");
+    ev.stop();
+    const double t = ev.elapsed_ms();
+    if (r >= 2) ms.push_back(t);
+  }
+  return 2.0 * static_cast<double>(bytes) / (summarize(ms).median_ms * 1e-3);
+}
+
+}  // namespace scancheck::backends
