@@ -47,6 +47,39 @@ done
 "$bin" reference --case "$work/rglru-default" --out "$work/sampled" --sample 1:0 >/dev/null &&
   [ -f "$work/sampled/covered/dx.npy" ] && pass || fail "reference --sample"
 
+# list shows every schedule of both scan architectures in both dtypes; run works for every backend.
+"$bin" list >"$work/list.txt" || fail "list"
+"$bin" list --json >"$work/list.json" || fail "list --json"
+grep -q '"executors"' "$work/list.json" && pass || fail "list --json has no executors"
+for arch in scan complex_scan; do
+  for schedule in sequential chunk16 chunk32 chunk64 grouped_prefix32_hierarchical_chunk16 \
+      grouped_prefix32_hierarchical_chunk32 grouped_prefix64_hierarchical_chunk16 grouped_prefix64_hierarchical_chunk32; do
+    for dtype in fp32 bf16; do
+      name="$arch/$schedule@$dtype"
+      grep -q "^$name " "$work/list.txt" || { fail "list lacks $name"; continue; }
+      io=float32; [ "$dtype" = bf16 ] && io=bfloat16
+      c="$work/run-$arch-$io"
+      [ -d "$c" ] || "$bin" make-case --arch "$arch" --batch 2 --length 37 --width 6 --seed 9 --regime resets \
+        --io-dtype "$io" --out "$c" >/dev/null
+      if "$bin" run --backend "$name" --case "$c" --out "$work/out" >/dev/null &&
+         [ -f "$work/out/h.npy" ] && [ -f "$work/out/dh0.npy" ]; then pass; else fail "run $name"; fi
+    done
+  done
+done
+expect_bad_input "unknown backend" "$work/z" run --backend scan/chunk17@fp32 --case "$work/run-scan-float32" --out "$work/z"
+expect_bad_input "dtype mismatch" "$work/z" run --backend scan/chunk16@bf16 --case "$work/run-scan-float32" --out "$work/z"
+expect_bad_input "architecture mismatch" "$work/z" run --backend complex_scan/chunk16@fp32 \
+  --case "$work/run-scan-float32" --out "$work/z"
+expect_bad_input "unknown executor" "$work/z" run --backend scan/chunk16@fp32 --case "$work/run-scan-float32" \
+  --out "$work/z" --executor tpu
+if ! "$bin" list | grep -q 'host,cuda'; then
+  expect_bad_input "cuda executor not built" "$work/z" run --backend scan/chunk16@fp32 \
+    --case "$work/run-scan-float32" --out "$work/z" --executor cuda
+elif ! command -v nvidia-smi >/dev/null || ! nvidia-smi >/dev/null 2>&1; then
+  expect_bad_input "no CUDA device" "$work/z" run --backend scan/chunk16@fp32 \
+    --case "$work/run-scan-float32" --out "$work/z" --executor cuda
+fi
+
 # Bad input.
 ok=(--batch 1 --length 4 --width 8 --seed 1)
 expect_bad_input "unknown architecture" "$work/x" make-case --arch lstm "${ok[@]}" --out "$work/x"
