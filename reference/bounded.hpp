@@ -48,6 +48,9 @@ class Bounded {
   static Bounded rounded(const T& v, double carried, double ulps) {
     Bounded z(v, 0.0, exact_tag{});
     z.e_ = carried + ulps * (0x1p-23 * std::fabs(z.d_) + 0x1p-149);
+    // NaN comes only from inf * 0 or 0 / 0 in the propagation (an unbounded operand meeting a zero factor)
+    // or from a NaN value: no bound, which is +inf (a NaN bound would make every comparison false).
+    if (std::isnan(z.e_)) z.e_ = std::numeric_limits<double>::infinity();
     return z;
   }
 
@@ -63,7 +66,12 @@ class Bounded {
     return rounded(x.v_ * y.v_, carried, ulps::correctly_rounded);
   }
   friend Bounded operator/(const Bounded& x, const Bounded& y) {
-    const double carried = (x.e_ + std::fabs(x.d_ / y.d_) * y.e_) / std::fabs(y.d_);
+    // |x'/y' - x/y| <= (E(x) + |x/y| E(y)) / (|y| - E(y)) while E(y) < |y|. Once E(y) reaches |y| the
+    // float32 denominator may be zero (e.g. sqrt(q) with q underflowing to 0 in the exact sqrt-gradient
+    // convention): the quotient is unbounded.
+    const double ay = std::fabs(y.d_);
+    const double carried = y.e_ < ay ? (x.e_ + std::fabs(x.d_ / y.d_) * y.e_) / (ay - y.e_)
+                                     : std::numeric_limits<double>::infinity();
     return rounded(x.v_ / y.v_, carried, ulps::correctly_rounded);
   }
 

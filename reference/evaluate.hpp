@@ -77,8 +77,13 @@ struct OutputSlot {
     }
     if constexpr (is_bounded<S>::value) {
       if (bound) {
-        const double io = rounds_to_bf16 ? unit_roundoff(DType::bfloat16) * std::fabs(s.approx()) : 0.0;
-        (*bound)[index] = s.bound() + io;
+        // Rounding the float32 result f (|f| <= |exact| + bound) to bf16 adds at most u_bf16 |f| in the
+        // normal range and half the bf16 subnormal spacing, 2^-134, below 2^-126.
+        const double io = rounds_to_bf16
+                              ? unit_roundoff(DType::bfloat16) * (std::fabs(s.approx()) + s.bound()) + 0x1p-134
+                              : 0.0;
+        const double b = s.bound() + io;
+        (*bound)[index] = std::isnan(b) ? std::numeric_limits<double>::infinity() : b;  // NaN value: no bound
       }
     }
     if (covered) (*covered)[index] = 1;
