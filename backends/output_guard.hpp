@@ -39,14 +39,15 @@ bool same_bits(const T& x, const T& y) { return std::memcmp(&x, &y, sizeof(T)) =
 //! An output's host image: guard, elements, guard.
 template <class T>
 std::vector<T> poisoned_image(std::int64_t n) {
-  std::vector<T> image(static_cast<std::size_t>(n + 2 * guard_elements), sentinel_value<T>());
-  for (std::int64_t i = 0; i < n; ++i) image[guard_elements + i] = poison_value<T>();
+  std::vector<T> image(static_cast<std::size_t>(n + 2 * guard_elements), poison_value<T>());
+  for (std::int64_t k = 0; k < guard_elements; ++k) image[k] = image[guard_elements + n + k] = sentinel_value<T>();
   return image;
 }
 
-//! Checks an output's image after a run and converts its elements to float. Throws naming the output.
+//! Checks an output's image (guard, n elements, guard, starting at `image`) after a run and converts its
+//! elements to float. Throws naming the output.
 template <class T>
-void unpack_image(const std::vector<T>& image, std::int64_t n, float* out, const std::string& name) {
+void unpack_image(const T* image, std::int64_t n, float* out, const std::string& name) {
   for (std::int64_t k = 0; k < guard_elements; ++k)
     if (!same_bits(image[k], sentinel_value<T>()) || !same_bits(image[guard_elements + n + k], sentinel_value<T>()))
       throw std::runtime_error("output " + name + ": a guard region around it was overwritten");
@@ -61,6 +62,11 @@ void unpack_image(const std::vector<T>& image, std::int64_t n, float* out, const
   if (unwritten)
     throw std::runtime_error("output " + name + ": " + std::to_string(unwritten) + " of " + std::to_string(n) +
                              " elements never written (first at flat index " + std::to_string(first) + ")");
+}
+
+template <class T>
+void unpack_image(const std::vector<T>& image, std::int64_t n, float* out, const std::string& name) {
+  unpack_image(image.data(), n, out, name);
 }
 
 }  // namespace scancheck::backends

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "backends/kernels/program.hpp"
@@ -28,16 +29,16 @@ class HostExecutor {
 
   template <class T>
   T* scratch(std::int64_t n) {
-    auto block = std::make_unique<T[]>(static_cast<std::size_t>(n));
-    T* p = block.get();
-    keep_.push_back(std::shared_ptr<void>(block.release(), [](void* q) { delete[] static_cast<T*>(q); }));
-    return p;
+    return keep(std::make_unique<T[]>(static_cast<std::size_t>(n)));
   }
 
-  //! A copy of host values in storage type T (bf16 rounds to nearest even).
+  //! Host values in storage type T (bf16 rounds to nearest even, into a copy). float values are read in
+  //! place: bodies take inputs as const pointers, so a copy would change nothing but the cost. `values`
+  //! must stay alive while the executor's launches run.
   template <class T>
   const T* upload(const float* values, std::int64_t n) {
-    T* p = scratch<T>(n);
+    if constexpr (std::is_same_v<T, float>) return values;
+    T* p = keep(std::unique_ptr<T[]>(new T[static_cast<std::size_t>(n)]));  // every element written below
     for (std::int64_t i = 0; i < n; ++i) kernels::store<T>(p, i, values[i]);
     return p;
   }
@@ -50,16 +51,23 @@ class HostExecutor {
     return image->data() + guard_elements;
   }
 
-  //! Checks the output written at `p` (from output<T>(n)) and converts it to float.
+  //! Checks the output written at `p` (from output<T>(n)) in place and converts it to float.
   template <class T>
   void download(const T* p, std::int64_t n, float* out, const std::string& what) {
-    std::vector<T> image(p - guard_elements, p + n + guard_elements);
-    unpack_image(image, n, out, what);
+    unpack_image(p - guard_elements, n, out, what);
   }
 
   void synchronize() {}
 
  private:
+  //! Keeps the block alive until the executor is destroyed.
+  template <class T>
+  T* keep(std::unique_ptr<T[]> block) {
+    T* p = block.get();
+    keep_.push_back(std::shared_ptr<void>(block.release(), [](void* q) { delete[] static_cast<T*>(q); }));
+    return p;
+  }
+
   std::vector<std::shared_ptr<void>> keep_;
 };
 

@@ -4,15 +4,17 @@
 //! K = 256, in element-steps (one channel, one time step) per second on one thread. The same templated
 //! block code evaluated in double, in the same run, is the baseline; the ratio float128 / double is printed
 //! after the table (issue goal: within 25x).
-#include <cstdio>
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <benchmark/benchmark.h>
 
 #include "core/generate.hpp"
 #include "reference/gather.hpp"
 #include "reference/scalar.hpp"
+#include "tests/bench/ratio_reporter.hpp"
 
 namespace {
 
@@ -48,32 +50,15 @@ void rglru_forward_backward(benchmark::State& state) {
 BENCHMARK(rglru_forward_backward<double>)->Name("rglru_fwd_bwd/double")->Arg(128)->Arg(256)->Unit(benchmark::kMillisecond);
 BENCHMARK(rglru_forward_backward<ref::float128>)->Name("rglru_fwd_bwd/float128")->Arg(128)->Arg(256)->Unit(benchmark::kMillisecond);
 
-//! Keeps each run's time so the ratio can be printed below the table.
-class RatioReporter : public benchmark::ConsoleReporter {
- public:
-  void ReportRuns(const std::vector<Run>& runs) override {
-    for (const Run& r : runs) times_[r.benchmark_name()] = r.GetAdjustedRealTime();
-    ConsoleReporter::ReportRuns(runs);
-  }
-  void Finalize() override {
-    ConsoleReporter::Finalize();
-    for (const char* k : {"128", "256"}) {
-      const auto d = times_.find(std::string("rglru_fwd_bwd/double/") + k);
-      const auto q = times_.find(std::string("rglru_fwd_bwd/float128/") + k);
-      if (d != times_.end() && q != times_.end())
-        std::printf("ratio float128/double at K=%s: %.1fx (goal: <= 25x)\n", k, q->second / d->second);
-    }
-  }
-
- private:
-  std::map<std::string, double> times_;
-};
-
 }  // namespace
 
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
-  RatioReporter reporter;
+  std::vector<scancheck::bench::Ratio> ratios;
+  for (const char* k : {"128", "256"})
+    ratios.push_back({std::string("rglru_fwd_bwd/float128/") + k, std::string("rglru_fwd_bwd/double/") + k,
+                      std::string("float128/double at K=") + k, " (goal: <= 25x)"});
+  scancheck::bench::RatioReporter reporter(std::move(ratios));
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
 }

@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: Apache-2.0
+//! @file
+//! Throughput of the host twin of the scan backends: float32 real scan (recurrences.md §1), forward plus
+//! backward, at B = 1, L = 8192, W = 256 (2M element-steps), one thread, in element-steps per second.
+//!
+//!   scan_fwd_bwd/plain              the baseline: the same math as a plain C++ float loop over the same
+//!                                   arrays (time outer, channels inner, as row-major [B, L, W] invites)
+//!   scan_fwd_bwd/twin/<schedule>    backends::run_scan_host, the whole run: upload (copies the inputs),
+//!                                   poisoned and guarded outputs, the kernels, download (guard and
+//!                                   write checks, copy out). This is what run_backend does on the host.
+//!   scan_fwd_bwd/twin_kernels/<schedule>
+//!                                   the kernel launches alone (forward and backward, scratch included),
+//!                                   on buffers uploaded outside the timed region
+//!
+//!   scan_fwd_bwd/twin_fresh_memory/<schedule>
+//!                                   the whole run after malloc_trim(0) (untimed): every buffer of the run
+//!                                   is fresh memory and faults its pages in, as in a process whose heap was
+//!                                   just returned to the system. glibc only.
+//!
+//! Schedules: grouped_prefix32_hierarchical_chunk16 (the issue's target) and sequential (for information).
+//! The ratios twin / plain are printed after the table (issue goal: twin within 2x of the plain loop).
+//!
+//! Heap state: whether a run's ~60 MB of buffers come from memory the process already holds or from fresh
+//! pages depends on glibc's trimming heuristics and the allocation history, and fresh pages cost a fault
+//! each (expensive on virtual machines). main() therefore disables trimming and mmap for large blocks
+//! (mallopt), so the `twin` rows measure the resident-heap steady state, and the `twin_fresh_memory` rows
+//! the other extreme.
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <benchmark/benchmark.h>
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+#include "backends/backend.hpp"
+#include "backends/host/host_executor.hpp"
+#include "backends/scan_run.hpp"
+#include "core/generate.hpp"
+#include "tests/bench/ratio_reporter.hpp"
+
+namespace {
+
+using namespace scancheck;
+
+constexpr std::int64_t bench_batch = 1, bench_length = 8192, bench_width = 256;
+
+const Case& bench_case() {
+  static const Case c = [] {
+    CaseRequest r;
+    r.architecture = Architecture::scan;
+    r.shape = {bench_batch, bench_length, bench_width, 1};
+    r.seed = 7;
+    return make_case(r);
+  }();
+  return c;
+}
+
+//! Output arrays of one run, float32 like the twin's outputs.
+struct OutputArrays {
+  std::vector<float> h, h_last, da, db, dh0;
+  OutputArrays()
+      : h(bench_batch * bench_length * bench_width), h_last(bench_batch * bench_width),
+        da(h.size()), db(h.size()), dh0(h_last.size()) {}
+};
+
+backends::ScanArrays scan_arrays(const Case& c, OutputArrays& out) {
+  backends::ScanArrays io;
+  io.geometry = {bench_batch, bench_length, bench_width, bench_width, 0};
+  io.a = c.at("a").data();
+  io.b = c.at("b").data();
+  io.dh = c.at("dh").data();
+  io.h0 = c.at("h0").data();
+  io.dh_last = c.at("dh_last").data();
+  io.h = out.h.data();
+  io.h_last = out.h_last.data();
+  io.da = out.da.data();
+  io.db = out.db.data();
+  io.dh0 = out.dh0.data();
+  return io;
+}
+
+void count_element_steps(benchmark::State& state) {
+  state.counters["element_steps/s"] = benchmark::Counter(
+      static_cast<double>(bench_batch * bench_length * bench_width) * static_cast<double>(state.iterations()),
+      benchmark::Counter::kIsRate);
+}
+
+//! recurrences.md §1 for real channels, written as one would by hand:
+//!   forward   h_t = a_t h_{t-1} + b_t                   (h_{-1} = h0)
+//!   backward  g_{L-1} = dh_{L-1} + dh_last,  g_t = dh_t + a_{t+1} g_{t+1}
+//!             db_t = g_t,  da_t = g_t h_{t-1},  dh0 = a_0 g_0
+void plain_scan(const backends::ScanArrays& io, std::vector<float>& g) {
+  const std::int64_t L = io.geometry.length, W = io.geometry.width;
+  for (std::int64_t n = 0; n < io.geometry.batch; ++n) {
+    const float* a = io.a + n * L * W;
+    const float* b = io.b + n * L * W;
+    const float* dh = io.dh + n * L * W;
+    const float* h0 = io.h0 + n * W;
+    float* h = io.h + n * L * W;
+    float* da = io.da + n * L * W;
+    float* db = io.db + n * L * W;
+    for (std::int64_t w = 0; w < W; ++w) h[w] = a[w] * h0[w] + b[w];
+    for (std::int64_t t = 1; t < L; ++t)
+      for (std::int64_t w = 0; w < W; ++w) h[t * W + w] = a[t * W + w] * h[(t - 1) * W + w] + b[t * W + w];
+    for (std::int64_t w = 0; w < W; ++w) io.h_last[n * W + w] = h[(L - 1) * W + w];
+    for (std::int64_t w = 0; w < W; ++w) g[w] = dh[(L - 1) * W + w] + io.dh_last[n * W + w];
+    for (std::int64_t t = L - 1; t >= 0; --t) {
+      if (t < L - 1)
+        for (std::int64_t w = 0; w < W; ++w) g[w] = dh[t * W + w] + a[(t + 1) * W + w] * g[w];
+      const float* prev = t > 0 ? h + (t - 1) * W : h0;
+      for (std::int64_t w = 0; w < W; ++w) {
+        db[t * W + w] = g[w];
+        da[t * W + w] = g[w] * prev[w];
+      }
+    }
+    for (std::int64_t w = 0; w < W; ++w) io.dh0[n * W + w] = a[w] * g[w];
+  }
+}
+
+void scan_plain(benchmark::State& state) {
+  OutputArrays out;
+  const backends::ScanArrays io = scan_arrays(bench_case(), out);
+  std::vector<float> g(bench_width);
+  for (auto _ : state) {
+    plain_scan(io, g);
+    benchmark::DoNotOptimize(out.h.data());
+    benchmark::DoNotOptimize(out.da.data());
+    benchmark::ClobberMemory();
+  }
+  count_element_steps(state);
+}
+
+//! The whole host run of the backend, as run_backend does it.
+void scan_twin(benchmark::State& state, const std::string& backend) {
+  const kernels::Schedule plan = find_backend(backend).plan;
+  OutputArrays out;
+  const backends::ScanArrays io = scan_arrays(bench_case(), out);
+  for (auto _ : state) {
+    backends::run_scan_host(io, plan);
+    benchmark::ClobberMemory();
+  }
+  count_element_steps(state);
+}
+
+#if defined(__GLIBC__)
+//! The whole run on fresh memory: the heap's free pages are returned to the system before each run.
+void scan_twin_fresh_memory(benchmark::State& state, const std::string& backend) {
+  const kernels::Schedule plan = find_backend(backend).plan;
+  OutputArrays out;
+  const backends::ScanArrays io = scan_arrays(bench_case(), out);
+  for (auto _ : state) {
+    state.PauseTiming();
+    malloc_trim(0);
+    state.ResumeTiming();
+    backends::run_scan_host(io, plan);
+    benchmark::ClobberMemory();
+  }
+  count_element_steps(state);
+}
+#endif
+
+//! The forward and backward launches alone (run_scan_typed without upload, output and download). Each
+//! iteration gets a fresh executor (set up untimed) so scratch buffers do not pile up across iterations.
+void scan_twin_kernels(benchmark::State& state, const std::string& backend) {
+  const kernels::Schedule plan = find_backend(backend).plan;
+  OutputArrays out;
+  const backends::ScanArrays io = scan_arrays(bench_case(), out);
+  const kernels::ScanGeometry& g = io.geometry;
+  const std::int64_t act = g.batch * g.length * g.width, st = g.batch * g.width;
+  for (auto _ : state) {
+    state.PauseTiming();
+    {
+      backends::HostExecutor ex;
+      const float* a = ex.upload<float>(io.a, act);
+      const float* b = ex.upload<float>(io.b, act);
+      const float* dh = ex.upload<float>(io.dh, act);
+      const float* h0 = ex.upload<float>(io.h0, st);
+      const float* dh_last = ex.upload<float>(io.dh_last, st);
+      float* h = ex.output<float>(act);
+      float* da = ex.output<float>(act);
+      float* db = ex.output<float>(act);
+      float* h_last = ex.output<float>(st);
+      float* dh0 = ex.output<float>(st);
+      state.ResumeTiming();
+      kernels::run_affine_scan(ex, kernels::ScanForward<float, float>{g, a, b, h0, h, h_last}, plan);
+      kernels::run_affine_scan(ex, kernels::ScanBackward<float, float>{g, a, dh, dh_last, h, h0, da, db, dh0}, plan);
+      benchmark::DoNotOptimize(h);
+      benchmark::ClobberMemory();
+      state.PauseTiming();
+    }
+    state.ResumeTiming();
+  }
+  count_element_steps(state);
+}
+
+const std::string hierarchical = "scan/grouped_prefix32_hierarchical_chunk16@fp32";
+const std::string sequential = "scan/sequential@fp32";
+
+BENCHMARK(scan_plain)->Name("scan_fwd_bwd/plain")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(scan_twin, hierarchical, hierarchical)
+    ->Name("scan_fwd_bwd/twin/grouped_prefix32_hierarchical_chunk16")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(scan_twin_kernels, hierarchical, hierarchical)
+    ->Name("scan_fwd_bwd/twin_kernels/grouped_prefix32_hierarchical_chunk16")->Unit(benchmark::kMillisecond);
+#if defined(__GLIBC__)
+BENCHMARK_CAPTURE(scan_twin_fresh_memory, hierarchical, hierarchical)
+    ->Name("scan_fwd_bwd/twin_fresh_memory/grouped_prefix32_hierarchical_chunk16")->Unit(benchmark::kMillisecond);
+#endif
+BENCHMARK_CAPTURE(scan_twin, sequential, sequential)
+    ->Name("scan_fwd_bwd/twin/sequential")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(scan_twin_kernels, sequential, sequential)
+    ->Name("scan_fwd_bwd/twin_kernels/sequential")->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+int main(int argc, char** argv) {
+#if defined(__GLIBC__)
+  // A resident heap: freed blocks stay in the process (no trimming), large blocks come from the heap.
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  mallopt(M_MMAP_THRESHOLD, 1 << 30);
+#endif
+  benchmark::Initialize(&argc, argv);
+  std::vector<scancheck::bench::Ratio> ratios;
+  for (const char* schedule : {"grouped_prefix32_hierarchical_chunk16", "sequential"}) {
+    const std::string s(schedule);
+    const char* goal = s == "sequential" ? " (for information)" : " (goal: <= 2x)";
+    ratios.push_back({"scan_fwd_bwd/twin/" + s, "scan_fwd_bwd/plain", "twin/plain, " + s + ", full run", goal, 2});
+    ratios.push_back({"scan_fwd_bwd/twin_kernels/" + s, "scan_fwd_bwd/plain", "twin/plain, " + s + ", kernels only",
+                      goal, 2});
+    ratios.push_back({"scan_fwd_bwd/twin_fresh_memory/" + s, "scan_fwd_bwd/plain",
+                      "twin/plain, " + s + ", full run on fresh memory", goal, 2});
+  }
+  scancheck::bench::RatioReporter reporter(std::move(ratios));
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  benchmark::Shutdown();
+}
