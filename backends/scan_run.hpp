@@ -64,7 +64,8 @@ void run_scan(Exec& ex, const ScanArrays& io, const kernels::Schedule& schedule)
 }
 
 //! Entry points per executor (host/scan_host.cpp, cuda/scan_cuda.cu).
-void run_scan_host(const ScanArrays&, const kernels::Schedule&);
+//! threads: host executor threads, 0 for all hardware threads (results do not depend on it).
+void run_scan_host(const ScanArrays&, const kernels::Schedule&, int threads = 0);
 void run_scan_cuda(const ScanArrays&, const kernels::Schedule&);
 
 }  // namespace scancheck::backends

@@ -38,6 +38,7 @@ __global__ void program_kernel(Body body, kernels::Grid grid) {
 class CudaExecutor {
  public:
   static constexpr const char* name = "cuda";
+  static constexpr int lanes = 1;  //!< one thread per channel
   static constexpr int threads_per_block = 256;
 
   CudaExecutor() = default;

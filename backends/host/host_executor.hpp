@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
-//! The `host` executor: runs program bodies on the CPU, program after program in grid order (x fastest),
-//! the "twin" of the cuda executor. Memory is ordinary host memory owned by the executor.
+//! The `host` executor: runs program bodies on the CPU in grid order (x fastest), the "twin" of the cuda
+//! executor. Programs of one launch never communicate, so the launch may be cut into contiguous ranges of
+//! programs run on `threads` threads with no effect on any result. Memory is ordinary host memory owned
+//! by the executor.
 //! C++17.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -19,12 +23,25 @@ namespace scancheck::backends {
 class HostExecutor {
  public:
   static constexpr const char* name = "host";
+  //! Channels per program (a warp's worth): the lanes' independent recurrences overlap in the CPU's
+  //! pipelines and vector units, and a program's rows fill whole cache lines.
+  static constexpr int lanes = 32;
+
+  //! threads <= 0: all hardware threads.
+  explicit HostExecutor(int threads = 1)
+      : threads_(threads > 0 ? threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()))) {}
 
   template <class Body>
   void launch(const std::string& /*kernel*/, kernels::Grid grid, const Body& body) {
-    for (std::int64_t z = 0; z < grid.z; ++z)
-      for (std::int64_t y = 0; y < grid.y; ++y)
-        for (std::int64_t x = 0; x < grid.x; ++x) body(kernels::ProgramId{x, y, z});
+    const std::int64_t total = grid.size();
+    // Below a few thousand programs a thread costs more than it saves.
+    const std::int64_t parts = std::min<std::int64_t>(threads_, std::max<std::int64_t>(1, total / 4096));
+    if (parts <= 1) return run_range(grid, body, 0, total);
+    std::vector<std::thread> pool;
+    for (std::int64_t k = 1; k < parts; ++k)
+      pool.emplace_back([&, k] { run_range(grid, body, total * k / parts, total * (k + 1) / parts); });
+    run_range(grid, body, 0, total / parts);
+    for (std::thread& t : pool) t.join();
   }
 
   template <class T>
@@ -60,6 +77,22 @@ class HostExecutor {
   void synchronize() {}
 
  private:
+  //! Programs [begin, end) in grid order.
+  template <class Body>
+  static void run_range(kernels::Grid grid, const Body& body, std::int64_t begin, std::int64_t end) {
+    kernels::ProgramId p = grid.at(begin);
+    for (std::int64_t i = begin; i < end; ++i) {
+      body(p);
+      if (++p.x == grid.x) {
+        p.x = 0;
+        if (++p.y == grid.y) {
+          p.y = 0;
+          ++p.z;
+        }
+      }
+    }
+  }
+
   //! Keeps the block alive until the executor is destroyed.
   template <class T>
   T* keep(std::unique_ptr<T[]> block) {
@@ -68,6 +101,7 @@ class HostExecutor {
     return p;
   }
 
+  int threads_;
   std::vector<std::shared_ptr<void>> keep_;
 };
 

@@ -4,8 +4,8 @@
 
 namespace scancheck::backends {
 
-void run_scan_host(const ScanArrays& io, const kernels::Schedule& schedule) {
-  HostExecutor ex;
+void run_scan_host(const ScanArrays& io, const kernels::Schedule& schedule, int threads) {
+  HostExecutor ex(threads);
   run_scan(ex, io, schedule);
 }
 

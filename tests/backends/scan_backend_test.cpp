@@ -543,7 +543,7 @@ TEST(HostExecutorGuards, ScanBodyOnTooSmallGridIsReported) {
   float* h = ex.output<float>(act);
   float* h_last = ex.output<float>(state);
   const kernels::ScanForward<float, float> fw{g, a, b, nullptr, h, h_last};
-  ex.launch("short grid", kernels::Grid{g.channels - 1, 1, g.batch}, kernels::SequentialScan<decltype(fw)>{fw});
+  ex.launch("short grid", kernels::Grid{g.channels - 1, 1, g.batch}, kernels::SequentialScan<decltype(fw), 1>{fw});
   std::vector<float> host(static_cast<std::size_t>(act));
   const std::string m = runtime_error([&] { ex.download(h, act, host.data(), "h"); });
   EXPECT_NE(m.find("never written"), std::string::npos) << m;
@@ -566,7 +566,7 @@ TEST(HostExecutorGuards, ScanBodyWritingPastTheEndIsReported) {
   kernels::ScanGeometry longer = g;
   longer.length += 1;
   const kernels::ScanForward<float, float> fw{longer, a, a, nullptr, h, h_last};
-  ex.launch("long", kernels::Grid{g.channels, 1, 1}, kernels::SequentialScan<decltype(fw)>{fw});
+  ex.launch("long", kernels::Grid{g.channels, 1, 1}, kernels::SequentialScan<decltype(fw), 1>{fw});
   std::vector<float> host(static_cast<std::size_t>(act));
   const std::string m = runtime_error([&] { ex.download(h, act, host.data(), "h"); });
   EXPECT_NE(m.find("guard"), std::string::npos) << m;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
 //! Throughput of the host twin of the scan backends: float32 real scan (recurrences.md §1), forward plus
-//! backward, at B = 1, L = 8192, W = 256 (2M element-steps), one thread, in element-steps per second.
+//! backward, at B = 1, L = 8192, W = 256 (2M element-steps), one thread unless a row says otherwise, in
+//! element-steps per second.
 //!
 //!   scan_fwd_bwd/plain              the baseline: the same math as a plain C++ float loop over the same
 //!                                   arrays (time outer, channels inner, as row-major [B, L, W] invites)
@@ -135,12 +136,12 @@ void scan_plain(benchmark::State& state) {
 }
 
 //! The whole host run of the backend, as run_backend does it.
-void scan_twin(benchmark::State& state, const std::string& backend) {
+void scan_twin(benchmark::State& state, const std::string& backend, int threads) {
   const kernels::Schedule plan = find_backend(backend).plan;
   OutputArrays out;
   const backends::ScanArrays io = scan_arrays(bench_case(), out);
   for (auto _ : state) {
-    backends::run_scan_host(io, plan);
+    backends::run_scan_host(io, plan, threads);
     benchmark::ClobberMemory();
   }
   count_element_steps(state);
@@ -156,7 +157,7 @@ void scan_twin_fresh_memory(benchmark::State& state, const std::string& backend)
     state.PauseTiming();
     malloc_trim(0);
     state.ResumeTiming();
-    backends::run_scan_host(io, plan);
+    backends::run_scan_host(io, plan, 1);
     benchmark::ClobberMemory();
   }
   count_element_steps(state);
@@ -201,15 +202,19 @@ const std::string hierarchical = "scan/grouped_prefix32_hierarchical_chunk16@fp3
 const std::string sequential = "scan/sequential@fp32";
 
 BENCHMARK(scan_plain)->Name("scan_fwd_bwd/plain")->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(scan_twin, hierarchical, hierarchical)
+BENCHMARK_CAPTURE(scan_twin, hierarchical, hierarchical, 1)
     ->Name("scan_fwd_bwd/twin/grouped_prefix32_hierarchical_chunk16")->Unit(benchmark::kMillisecond);
+// The execution model lets the host executor spread one launch's programs over threads (all hardware
+// threads here); reported apart because the plain loop uses one.
+BENCHMARK_CAPTURE(scan_twin, hierarchical_threads, hierarchical, 0)
+    ->Name("scan_fwd_bwd/twin_all_threads/grouped_prefix32_hierarchical_chunk16")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(scan_twin_kernels, hierarchical, hierarchical)
     ->Name("scan_fwd_bwd/twin_kernels/grouped_prefix32_hierarchical_chunk16")->Unit(benchmark::kMillisecond);
 #if defined(__GLIBC__)
 BENCHMARK_CAPTURE(scan_twin_fresh_memory, hierarchical, hierarchical)
     ->Name("scan_fwd_bwd/twin_fresh_memory/grouped_prefix32_hierarchical_chunk16")->Unit(benchmark::kMillisecond);
 #endif
-BENCHMARK_CAPTURE(scan_twin, sequential, sequential)
+BENCHMARK_CAPTURE(scan_twin, sequential, sequential, 1)
     ->Name("scan_fwd_bwd/twin/sequential")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(scan_twin_kernels, sequential, sequential)
     ->Name("scan_fwd_bwd/twin_kernels/sequential")->Unit(benchmark::kMillisecond);
@@ -230,6 +235,8 @@ int main(int argc, char** argv) {
     ratios.push_back({"scan_fwd_bwd/twin/" + s, "scan_fwd_bwd/plain", "twin/plain, " + s + ", full run", goal, 2});
     ratios.push_back({"scan_fwd_bwd/twin_kernels/" + s, "scan_fwd_bwd/plain", "twin/plain, " + s + ", kernels only",
                       goal, 2});
+    ratios.push_back({"scan_fwd_bwd/twin_all_threads/" + s, "scan_fwd_bwd/plain",
+                      "twin/plain, " + s + ", full run, all hardware threads", goal, 2});
     ratios.push_back({"scan_fwd_bwd/twin_fresh_memory/" + s, "scan_fwd_bwd/plain",
                       "twin/plain, " + s + ", full run on fresh memory", goal, 2});
   }

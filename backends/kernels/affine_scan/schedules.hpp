@@ -29,22 +29,37 @@ struct Schedule {
   std::int64_t group = 0;  // G
 };
 
-template <class Seq>
+//! Each program owns a tile of up to V consecutive channels (its lanes) and runs them side by side: the
+//! cuda executor uses V = 1 (one thread per channel), the host executor a vector's width, so the compiler
+//! can overlap the lanes' independent recurrences. Every lane performs the same operations either way.
+struct Lanes {
+  std::int64_t first, count;
+  template <int V>
+  SC_HD static Lanes of(std::int64_t x, std::int64_t channels) {
+    const std::int64_t first = x * V, rest = channels - first;
+    return {first, rest < V ? rest : V};
+  }
+};
+
+template <class Seq, int V>
 struct SequentialScan {
   using F = typename Seq::field;
   Seq seq;
   SC_HD void operator()(ProgramId p) const {
-    const std::int64_t c = p.x, n = p.z;
-    F state = seq.initial(n, c);
-    for (std::int64_t s = 0; s < seq.g.length; ++s) {
-      state = seq.decay(n, s, c) * state + seq.input(n, s, c);
-      seq.emit(n, s, c, state);
-    }
+    const Lanes c = Lanes::of<V>(p.x, seq.g.channels);
+    const std::int64_t n = p.z;
+    F state[V];
+    for (std::int64_t l = 0; l < c.count; ++l) state[l] = seq.initial(n, c.first + l);
+    for (std::int64_t s = 0; s < seq.g.length; ++s)
+      for (std::int64_t l = 0; l < c.count; ++l) {
+        state[l] = seq.decay(n, s, c.first + l) * state[l] + seq.input(n, s, c.first + l);
+        seq.emit(n, s, c.first + l, state[l]);
+      }
   }
 };
 
-//! Program (channel, chunk j, batch): the chunk's affine map.
-template <class Seq>
+//! Program (channel tile, chunk j, batch): the chunk's affine map.
+template <class Seq, int V>
 struct ChunkSummary {
   using F = typename Seq::field;
   Seq seq;
@@ -52,21 +67,29 @@ struct ChunkSummary {
   F* A;  // [B, chunks, channels]
   F* B;
   SC_HD void operator()(ProgramId p) const {
-    const std::int64_t c = p.x, j = p.y, n = p.z;
-    F a = one<F>(), b = zero<F>();
-    for (std::int64_t s = chunks.begin(j); s < chunks.end(j); ++s) {
-      const F d = seq.decay(n, s, c);
-      a = d * a;
-      b = d * b + seq.input(n, s, c);
+    const Lanes c = Lanes::of<V>(p.x, seq.g.channels);
+    const std::int64_t j = p.y, n = p.z;
+    F a[V], b[V];
+    for (std::int64_t l = 0; l < c.count; ++l) {
+      a[l] = one<F>();
+      b[l] = zero<F>();
     }
-    const std::int64_t at = (n * chunks.count + j) * seq.g.channels + c;
-    A[at] = a;
-    B[at] = b;
+    for (std::int64_t s = chunks.begin(j); s < chunks.end(j); ++s)
+      for (std::int64_t l = 0; l < c.count; ++l) {
+        const F d = seq.decay(n, s, c.first + l);
+        a[l] = d * a[l];
+        b[l] = d * b[l] + seq.input(n, s, c.first + l);
+      }
+    const std::int64_t at = (n * chunks.count + j) * seq.g.channels + c.first;
+    for (std::int64_t l = 0; l < c.count; ++l) {
+      A[at + l] = a[l];
+      B[at + l] = b[l];
+    }
   }
 };
 
-//! Program (channel, 0, batch): the state entering every chunk, a left fold over the chunk summaries.
-template <class Seq>
+//! Program (channel tile, 0, batch): the state entering every chunk, a left fold over the chunk summaries.
+template <class Seq, int V>
 struct ChunkPrefix {
   using F = typename Seq::field;
   Seq seq;
@@ -75,19 +98,23 @@ struct ChunkPrefix {
   const F* B;
   F* state_in;  // [B, chunks, channels]
   SC_HD void operator()(ProgramId p) const {
-    const std::int64_t c = p.x, n = p.z;
-    F state = seq.initial(n, c);
+    const Lanes c = Lanes::of<V>(p.x, seq.g.channels);
+    const std::int64_t n = p.z;
+    F state[V];
+    for (std::int64_t l = 0; l < c.count; ++l) state[l] = seq.initial(n, c.first + l);
     for (std::int64_t j = 0; j < count; ++j) {
-      const std::int64_t at = (n * count + j) * seq.g.channels + c;
-      state_in[at] = state;
-      state = A[at] * state + B[at];
+      const std::int64_t at = (n * count + j) * seq.g.channels + c.first;
+      for (std::int64_t l = 0; l < c.count; ++l) {
+        state_in[at + l] = state[l];
+        state[l] = A[at + l] * state[l] + B[at + l];
+      }
     }
   }
 };
 
-//! Program (channel, group, batch): within the group, the map from the group's entry state to each chunk's
-//! entry state (PA, PB), and the whole group's map (GA, GB).
-template <class F>
+//! Program (channel tile, group, batch): within the group, the map from the group's entry state to each
+//! chunk's entry state (PA, PB), and the whole group's map (GA, GB).
+template <class F, int V>
 struct GroupLocal {
   std::int64_t channels, count, group, groups;
   const F* A;
@@ -97,23 +124,33 @@ struct GroupLocal {
   F* GA;  // [B, groups, channels]
   F* GB;
   SC_HD void operator()(ProgramId p) const {
-    const std::int64_t c = p.x, k = p.y, n = p.z;
-    F a = one<F>(), b = zero<F>();
+    const Lanes c = Lanes::of<V>(p.x, channels);
+    const std::int64_t k = p.y, n = p.z;
+    F a[V], b[V];
+    for (std::int64_t l = 0; l < c.count; ++l) {
+      a[l] = one<F>();
+      b[l] = zero<F>();
+    }
     const std::int64_t last = (k + 1) * group < count ? (k + 1) * group : count;
     for (std::int64_t j = k * group; j < last; ++j) {
-      const std::int64_t at = (n * count + j) * channels + c;
-      PA[at] = a;
-      PB[at] = b;
-      a = A[at] * a;
-      b = A[at] * b + B[at];
+      const std::int64_t at = (n * count + j) * channels + c.first;
+      for (std::int64_t l = 0; l < c.count; ++l) {
+        PA[at + l] = a[l];
+        PB[at + l] = b[l];
+        a[l] = A[at + l] * a[l];
+        b[l] = A[at + l] * b[l] + B[at + l];
+      }
     }
-    GA[(n * groups + k) * channels + c] = a;
-    GB[(n * groups + k) * channels + c] = b;
+    const std::int64_t at = (n * groups + k) * channels + c.first;
+    for (std::int64_t l = 0; l < c.count; ++l) {
+      GA[at + l] = a[l];
+      GB[at + l] = b[l];
+    }
   }
 };
 
-//! Program (channel, 0, batch): the state entering every group, a left fold over the group maps.
-template <class Seq>
+//! Program (channel tile, 0, batch): the state entering every group, a left fold over the group maps.
+template <class Seq, int V>
 struct GroupOuter {
   using F = typename Seq::field;
   Seq seq;
@@ -122,18 +159,22 @@ struct GroupOuter {
   const F* GB;
   F* group_in;  // [B, groups, channels]
   SC_HD void operator()(ProgramId p) const {
-    const std::int64_t c = p.x, n = p.z;
-    F state = seq.initial(n, c);
+    const Lanes c = Lanes::of<V>(p.x, seq.g.channels);
+    const std::int64_t n = p.z;
+    F state[V];
+    for (std::int64_t l = 0; l < c.count; ++l) state[l] = seq.initial(n, c.first + l);
     for (std::int64_t k = 0; k < groups; ++k) {
-      const std::int64_t at = (n * groups + k) * seq.g.channels + c;
-      group_in[at] = state;
-      state = GA[at] * state + GB[at];
+      const std::int64_t at = (n * groups + k) * seq.g.channels + c.first;
+      for (std::int64_t l = 0; l < c.count; ++l) {
+        group_in[at + l] = state[l];
+        state[l] = GA[at + l] * state[l] + GB[at + l];
+      }
     }
   }
 };
 
-//! Program (channel, chunk, batch): a chunk's entry state from its group's entry state.
-template <class F>
+//! Program (channel tile, chunk, batch): a chunk's entry state from its group's entry state.
+template <class F, int V>
 struct GroupCorrect {
   std::int64_t channels, count, group, groups;
   const F* PA;
@@ -141,26 +182,32 @@ struct GroupCorrect {
   const F* group_in;
   F* state_in;
   SC_HD void operator()(ProgramId p) const {
-    const std::int64_t c = p.x, j = p.y, n = p.z;
-    const std::int64_t at = (n * count + j) * channels + c;
-    state_in[at] = PA[at] * group_in[(n * groups + j / group) * channels + c] + PB[at];
+    const Lanes c = Lanes::of<V>(p.x, channels);
+    const std::int64_t j = p.y, n = p.z;
+    const std::int64_t at = (n * count + j) * channels + c.first;
+    const std::int64_t from = (n * groups + j / group) * channels + c.first;
+    for (std::int64_t l = 0; l < c.count; ++l) state_in[at + l] = PA[at + l] * group_in[from + l] + PB[at + l];
   }
 };
 
-//! Program (channel, chunk, batch): the chunk's steps from its entry state, emitting every state.
-template <class Seq>
+//! Program (channel tile, chunk, batch): the chunk's steps from its entry state, emitting every state.
+template <class Seq, int V>
 struct ChunkReplay {
   using F = typename Seq::field;
   Seq seq;
   ChunkLayout chunks;
   const F* state_in;
   SC_HD void operator()(ProgramId p) const {
-    const std::int64_t c = p.x, j = p.y, n = p.z;
-    F state = state_in[(n * chunks.count + j) * seq.g.channels + c];
-    for (std::int64_t s = chunks.begin(j); s < chunks.end(j); ++s) {
-      state = seq.decay(n, s, c) * state + seq.input(n, s, c);
-      seq.emit(n, s, c, state);
-    }
+    const Lanes c = Lanes::of<V>(p.x, seq.g.channels);
+    const std::int64_t j = p.y, n = p.z;
+    const std::int64_t at = (n * chunks.count + j) * seq.g.channels + c.first;
+    F state[V];
+    for (std::int64_t l = 0; l < c.count; ++l) state[l] = state_in[at + l];
+    for (std::int64_t s = chunks.begin(j); s < chunks.end(j); ++s)
+      for (std::int64_t l = 0; l < c.count; ++l) {
+        state[l] = seq.decay(n, s, c.first + l) * state[l] + seq.input(n, s, c.first + l);
+        seq.emit(n, s, c.first + l, state[l]);
+      }
   }
 };
 
@@ -169,11 +216,13 @@ struct ChunkReplay {
 template <class Exec, class Seq>
 void run_affine_scan(Exec& ex, const Seq& seq, const Schedule& schedule) {
   using F = typename Seq::field;
+  constexpr int V = Exec::lanes;
   const ScanGeometry& g = seq.g;
+  const std::int64_t tiles = (g.channels + V - 1) / V;
   const char* prefix = Seq::reverse ? "reverse " : "affine ";
   const auto name = [&](const char* kernel) { return std::string(prefix) + kernel; };
   if (schedule.kind == Schedule::Kind::sequential) {
-    ex.launch(name("sequential scan"), Grid{g.channels, 1, g.batch}, SequentialScan<Seq>{seq});
+    ex.launch(name("sequential scan"), Grid{tiles, 1, g.batch}, SequentialScan<Seq, V>{seq});
     return;
   }
   const ChunkLayout chunks = ChunkLayout::make(g.length, schedule.chunk, Seq::reverse);
@@ -181,9 +230,9 @@ void run_affine_scan(Exec& ex, const Seq& seq, const Schedule& schedule) {
   F* A = ex.template scratch<F>(per_chunk);
   F* B = ex.template scratch<F>(per_chunk);
   F* state_in = ex.template scratch<F>(per_chunk);
-  ex.launch(name("chunk summary"), Grid{g.channels, chunks.count, g.batch}, ChunkSummary<Seq>{seq, chunks, A, B});
+  ex.launch(name("chunk summary"), Grid{tiles, chunks.count, g.batch}, ChunkSummary<Seq, V>{seq, chunks, A, B});
   if (schedule.kind == Schedule::Kind::chunked) {
-    ex.launch(name("chunk prefix"), Grid{g.channels, 1, g.batch}, ChunkPrefix<Seq>{seq, chunks.count, A, B, state_in});
+    ex.launch(name("chunk prefix"), Grid{tiles, 1, g.batch}, ChunkPrefix<Seq, V>{seq, chunks.count, A, B, state_in});
   } else {
     const std::int64_t groups = (chunks.count + schedule.group - 1) / schedule.group;
     F* PA = ex.template scratch<F>(per_chunk);
@@ -191,13 +240,13 @@ void run_affine_scan(Exec& ex, const Seq& seq, const Schedule& schedule) {
     F* GA = ex.template scratch<F>(g.batch * groups * g.channels);
     F* GB = ex.template scratch<F>(g.batch * groups * g.channels);
     F* group_in = ex.template scratch<F>(g.batch * groups * g.channels);
-    ex.launch(name("group local"), Grid{g.channels, groups, g.batch},
-              GroupLocal<F>{g.channels, chunks.count, schedule.group, groups, A, B, PA, PB, GA, GB});
-    ex.launch(name("group outer"), Grid{g.channels, 1, g.batch}, GroupOuter<Seq>{seq, groups, GA, GB, group_in});
-    ex.launch(name("group correct"), Grid{g.channels, chunks.count, g.batch},
-              GroupCorrect<F>{g.channels, chunks.count, schedule.group, groups, PA, PB, group_in, state_in});
+    ex.launch(name("group local"), Grid{tiles, groups, g.batch},
+              GroupLocal<F, V>{g.channels, chunks.count, schedule.group, groups, A, B, PA, PB, GA, GB});
+    ex.launch(name("group outer"), Grid{tiles, 1, g.batch}, GroupOuter<Seq, V>{seq, groups, GA, GB, group_in});
+    ex.launch(name("group correct"), Grid{tiles, chunks.count, g.batch},
+              GroupCorrect<F, V>{g.channels, chunks.count, schedule.group, groups, PA, PB, group_in, state_in});
   }
-  ex.launch(name("chunk replay"), Grid{g.channels, chunks.count, g.batch}, ChunkReplay<Seq>{seq, chunks, state_in});
+  ex.launch(name("chunk replay"), Grid{tiles, chunks.count, g.batch}, ChunkReplay<Seq, V>{seq, chunks, state_in});
 }
 
 }  // namespace scancheck::kernels
