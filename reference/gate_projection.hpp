@@ -87,7 +87,12 @@ class GateProjection {
       for (const S& v : w) fast_ = fast_ && dd::float_exact(v);
       if (fast_) {
         w_double_.resize(w.size());
-        for (std::size_t k = 0; k < w.size(); ++k) w_double_[k] = static_cast<double>(w[k]);
+        w_transposed_.resize(w.size());
+        for (std::int64_t i = 0; i < k_in; ++i)
+          for (std::int64_t j = 0; j < k_out; ++j) {
+            w_double_[i * k_out + j] = static_cast<double>(w[i * k_out + j]);
+            w_transposed_[j * k_in + i] = w_double_[i * k_out + j];
+          }
         dw_dd_.resize(w.size());
       }
     }
@@ -151,15 +156,15 @@ class GateProjection {
     for (std::int64_t j = 0; j < k_out_; ++j) z[j] = dd::to_float128(acc[j]) + bias_[j];
   }
 
+  //! j outer, i inner: each dx[i] still sums j ascending, but the K_in sums advance side by side.
   void back_project_fast(const S* dz, S* dx) const {
-    std::vector<dd::Split> parts(k_out_);
-    for (std::int64_t j = 0; j < k_out_; ++j) parts[j] = dd::split(dz[j]);
-    for (std::int64_t i = 0; i < k_in_; ++i) {
-      dd::Number acc;
-      const double* w = &w_double_[i * k_out_];
-      for (std::int64_t j = 0; j < k_out_; ++j) dd::add_product(acc, w[j], parts[j]);
-      dx[i] = dd::to_float128(acc);
+    std::vector<dd::Number> acc(k_in_);
+    for (std::int64_t j = 0; j < k_out_; ++j) {
+      const dd::Split part = dd::split(dz[j]);
+      const double* w = &w_transposed_[j * k_in_];
+      for (std::int64_t i = 0; i < k_in_; ++i) dd::add_product(acc[i], w[i], part);
     }
+    for (std::int64_t i = 0; i < k_in_; ++i) dx[i] = dd::to_float128(acc[i]);
   }
 
   void accumulate_gradient_fast(const S* x, const S* dz) {
@@ -177,7 +182,8 @@ class GateProjection {
   std::int64_t k_in_, k_out_;
   std::vector<S> dw_;
   bool fast_ = false;
-  std::vector<double> w_double_;
+  std::vector<double> w_double_;      // [K_in, K_out]
+  std::vector<double> w_transposed_;  // [K_out, K_in]
   std::vector<dd::Number> dw_dd_;
 };
 
