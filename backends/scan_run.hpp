@@ -29,38 +29,61 @@ struct ScanArrays {
   float* dh0 = nullptr;
 };
 
-template <class Exec, class F, class IO>
-void run_scan_typed(Exec& ex, const ScanArrays& io, const kernels::Schedule& schedule) {
-  const kernels::ScanGeometry& g = io.geometry;
-  const std::int64_t act = g.batch * g.length * g.width, state = g.batch * g.width;
-  const IO* a = ex.template upload<IO>(io.a, act);
-  const IO* b = ex.template upload<IO>(io.b, act);
-  const IO* dh = ex.template upload<IO>(io.dh, act);
-  const float* h0 = io.h0 ? ex.template upload<float>(io.h0, state) : nullptr;
-  const float* dh_last = io.dh_last ? ex.template upload<float>(io.dh_last, state) : nullptr;
-  IO* h = ex.template output<IO>(act);
-  IO* da = ex.template output<IO>(act);
-  IO* db = ex.template output<IO>(act);
-  float* h_last = ex.template output<float>(state);
-  float* dh0 = ex.template output<float>(state);
-  kernels::run_affine_scan(ex, kernels::ScanForward<F, IO>{g, a, b, h0, h, h_last}, schedule);
-  kernels::run_affine_scan(ex, kernels::ScanBackward<F, IO>{g, a, dh, dh_last, h, h0, da, db, dh0}, schedule);
-  ex.synchronize();
-  ex.download(h, act, io.h, "h");
-  ex.download(h_last, state, io.h_last, "h_last");
-  ex.download(da, act, io.da, "da");
-  ex.download(db, act, io.db, "db");
-  ex.download(dh0, state, io.dh0, "dh0");
+//! A scan case on an executor: inputs uploaded, outputs poisoned and guarded, and the forward and backward
+//! sequences over them.
+template <class F, class IO>
+struct ScanOnExecutor {
+  kernels::ScanForward<F, IO> forward;
+  kernels::ScanBackward<F, IO> backward;
+
+  template <class Exec>
+  static ScanOnExecutor upload(Exec& ex, const ScanArrays& io) {
+    const kernels::ScanGeometry& g = io.geometry;
+    const std::int64_t act = g.batch * g.length * g.width, state = g.batch * g.width;
+    const IO* a = ex.template upload<IO>(io.a, act);
+    const IO* b = ex.template upload<IO>(io.b, act);
+    const IO* dh = ex.template upload<IO>(io.dh, act);
+    const float* h0 = io.h0 ? ex.template upload<float>(io.h0, state) : nullptr;
+    const float* dh_last = io.dh_last ? ex.template upload<float>(io.dh_last, state) : nullptr;
+    IO* h = ex.template output<IO>(act);
+    IO* da = ex.template output<IO>(act);
+    IO* db = ex.template output<IO>(act);
+    float* h_last = ex.template output<float>(state);
+    float* dh0 = ex.template output<float>(state);
+    return {{g, a, b, h0, h, h_last}, {g, a, dh, dh_last, h, h0, da, db, dh0}};
+  }
+
+  //! Checks every output (all written, guards intact) and copies it into `io`'s output arrays.
+  template <class Exec>
+  void download(Exec& ex, const ScanArrays& io) const {
+    const kernels::ScanGeometry& g = io.geometry;
+    const std::int64_t act = g.batch * g.length * g.width, state = g.batch * g.width;
+    ex.download(forward.h, act, io.h, "h");
+    ex.download(forward.h_last, state, io.h_last, "h_last");
+    ex.download(backward.da, act, io.da, "da");
+    ex.download(backward.db, act, io.db, "db");
+    ex.download(backward.dh0, state, io.dh0, "dh0");
+  }
+};
+
+//! Calls visit(F{}, IO{}) with the field (float or cfloat) and io storage (float or bf16) of the case.
+template <class Visit>
+decltype(auto) with_scan_types(const ScanArrays& io, Visit&& visit) {
+  using kernels::bf16;
+  using kernels::cfloat;
+  if (io.complex) return io.bf16_io ? visit(cfloat{}, bf16{}) : visit(cfloat{}, float{});
+  return io.bf16_io ? visit(float{}, bf16{}) : visit(float{}, float{});
 }
 
 template <class Exec>
 void run_scan(Exec& ex, const ScanArrays& io, const kernels::Schedule& schedule) {
-  using kernels::bf16;
-  using kernels::cfloat;
-  if (io.complex)
-    io.bf16_io ? run_scan_typed<Exec, cfloat, bf16>(ex, io, schedule) : run_scan_typed<Exec, cfloat, float>(ex, io, schedule);
-  else
-    io.bf16_io ? run_scan_typed<Exec, float, bf16>(ex, io, schedule) : run_scan_typed<Exec, float, float>(ex, io, schedule);
+  with_scan_types(io, [&](auto field, auto storage) {
+    const auto on = ScanOnExecutor<decltype(field), decltype(storage)>::upload(ex, io);
+    kernels::run_affine_scan(ex, on.forward, schedule);
+    kernels::run_affine_scan(ex, on.backward, schedule);
+    ex.synchronize();
+    on.download(ex, io);
+  });
 }
 
 //! Entry points per executor (host/scan_host.cpp, cuda/scan_cuda.cu).

@@ -39,30 +39,17 @@ PhaseTiming summarize(std::vector<double> ms) {
 template <class F, class IO>
 ScanTiming time_typed(const ScanArrays& io, const kernels::Schedule& schedule, int warmup, int repeats) {
   CudaExecutor ex;
-  const kernels::ScanGeometry& g = io.geometry;
-  const std::int64_t act = g.batch * g.length * g.width, state = g.batch * g.width;
-  const IO* a = ex.template upload<IO>(io.a, act);
-  const IO* b = ex.template upload<IO>(io.b, act);
-  const IO* dh = ex.template upload<IO>(io.dh, act);
-  const float* h0 = io.h0 ? ex.template upload<float>(io.h0, state) : nullptr;
-  const float* dh_last = io.dh_last ? ex.template upload<float>(io.dh_last, state) : nullptr;
-  IO* h = ex.template output<IO>(act);
-  IO* da = ex.template output<IO>(act);
-  IO* db = ex.template output<IO>(act);
-  float* h_last = ex.template output<float>(state);
-  float* dh0 = ex.template output<float>(state);
-  const kernels::ScanForward<F, IO> forward{g, a, b, h0, h, h_last};
-  const kernels::ScanBackward<F, IO> backward{g, a, dh, dh_last, h, h0, da, db, dh0};
+  const auto on = ScanOnExecutor<F, IO>::upload(ex, io);
   const std::size_t mark = ex.mark();
   EventPair fw, bw;
   std::vector<double> fw_ms, bw_ms;
   for (int r = 0; r < warmup + repeats; ++r) {
-    ex.rewind(mark);
+    ex.rewind(mark);  // the schedule's scratch buffers are reused, not allocated again
     fw.start();
-    kernels::run_affine_scan(ex, forward, schedule);
+    kernels::run_affine_scan(ex, on.forward, schedule);
     fw.stop();
     bw.start();
-    kernels::run_affine_scan(ex, backward, schedule);
+    kernels::run_affine_scan(ex, on.backward, schedule);
     bw.stop();
     const double f = fw.elapsed_ms(), w = bw.elapsed_ms();
     if (r >= warmup) {
@@ -73,22 +60,20 @@ ScanTiming time_typed(const ScanArrays& io, const kernels::Schedule& schedule, i
   ScanTiming t;
   t.forward = summarize(fw_ms);
   t.backward = summarize(bw_ms);
-  const double io_bytes = sizeof(IO), states = static_cast<double>(state) * sizeof(float);
-  t.forward_bytes = 3.0 * act * io_bytes + states * (h0 ? 2 : 1);
-  t.backward_bytes = 5.0 * act * io_bytes + states * ((dh_last ? 1 : 0) + (h0 ? 1 : 0) + 1);
+  const kernels::ScanGeometry& g = io.geometry;
+  const double act = static_cast<double>(g.batch * g.length * g.width) * sizeof(IO);
+  const double state = static_cast<double>(g.batch * g.width) * sizeof(float);
+  t.forward_bytes = 3 * act + state * (io.h0 ? 2 : 1);
+  t.backward_bytes = 5 * act + state * ((io.dh_last ? 1 : 0) + (io.h0 ? 1 : 0) + 1);
   return t;
 }
 
 }  // namespace
 
 ScanTiming time_scan_cuda(const ScanArrays& io, const kernels::Schedule& schedule, int warmup, int repeats) {
-  using kernels::bf16;
-  using kernels::cfloat;
-  if (io.complex)
-    return io.bf16_io ? time_typed<cfloat, bf16>(io, schedule, warmup, repeats)
-                      : time_typed<cfloat, float>(io, schedule, warmup, repeats);
-  return io.bf16_io ? time_typed<float, bf16>(io, schedule, warmup, repeats)
-                    : time_typed<float, float>(io, schedule, warmup, repeats);
+  return with_scan_types(io, [&](auto field, auto storage) {
+    return time_typed<decltype(field), decltype(storage)>(io, schedule, warmup, repeats);
+  });
 }
 
 double device_copy_rate(std::int64_t bytes, int repeats) {

@@ -8,7 +8,7 @@ arch=$2
 status=0
 # Each __global__ instantiation leaves a host-side launch symbol scancheck::backends::program_kernel<Body>.
 stubs=$(nm -C "$lib" | grep -E ' [TtWw] ' | grep 'program_kernel<')
-for body in SequentialScan ChunkSummary ChunkPrefix GroupLocal GroupOuter GroupCorrect ChunkReplay; do
+for body in SequentialScan ChunkSummary PrefixFold GroupLocal GroupCorrect ChunkReplay; do
   for seq in ScanForward ScanBackward; do
     [ "$body" = GroupLocal ] || [ "$body" = GroupCorrect ] && seq=""  # field-typed bodies
     if ! grep "kernels::$body<" <<<"$stubs" | grep -q "$seq"; then

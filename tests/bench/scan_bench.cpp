@@ -164,32 +164,21 @@ void scan_twin_fresh_memory(benchmark::State& state, const std::string& backend)
 }
 #endif
 
-//! The forward and backward launches alone (run_scan_typed without upload, output and download). Each
+//! The forward and backward launches alone (run_scan without upload, output and download). Each
 //! iteration gets a fresh executor (set up untimed) so scratch buffers do not pile up across iterations.
 void scan_twin_kernels(benchmark::State& state, const std::string& backend) {
   const kernels::Schedule plan = find_backend(backend).plan;
   OutputArrays out;
   const backends::ScanArrays io = scan_arrays(bench_case(), out);
-  const kernels::ScanGeometry& g = io.geometry;
-  const std::int64_t act = g.batch * g.length * g.width, st = g.batch * g.width;
   for (auto _ : state) {
     state.PauseTiming();
     {
       backends::HostExecutor ex;
-      const float* a = ex.upload<float>(io.a, act);
-      const float* b = ex.upload<float>(io.b, act);
-      const float* dh = ex.upload<float>(io.dh, act);
-      const float* h0 = ex.upload<float>(io.h0, st);
-      const float* dh_last = ex.upload<float>(io.dh_last, st);
-      float* h = ex.output<float>(act);
-      float* da = ex.output<float>(act);
-      float* db = ex.output<float>(act);
-      float* h_last = ex.output<float>(st);
-      float* dh0 = ex.output<float>(st);
+      const auto on = backends::ScanOnExecutor<float, float>::upload(ex, io);
       state.ResumeTiming();
-      kernels::run_affine_scan(ex, kernels::ScanForward<float, float>{g, a, b, h0, h, h_last}, plan);
-      kernels::run_affine_scan(ex, kernels::ScanBackward<float, float>{g, a, dh, dh_last, h, h0, da, db, dh0}, plan);
-      benchmark::DoNotOptimize(h);
+      kernels::run_affine_scan(ex, on.forward, plan);
+      kernels::run_affine_scan(ex, on.backward, plan);
+      benchmark::DoNotOptimize(on.forward.h);
       benchmark::ClobberMemory();
       state.PauseTiming();
     }

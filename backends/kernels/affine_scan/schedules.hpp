@@ -88,15 +88,17 @@ struct ChunkSummary {
   }
 };
 
-//! Program (channel tile, 0, batch): the state entering every chunk, a left fold over the chunk summaries.
+//! Program (channel tile, 0, batch): the state entering each of `count` consecutive affine maps (chunk
+//! summaries for the flat prefix, group maps for the hierarchical one's outer pass), a left fold from the
+//! sequence's initial state.
 template <class Seq, int V>
-struct ChunkPrefix {
+struct PrefixFold {
   using F = typename Seq::field;
   Seq seq;
   std::int64_t count;
-  const F* A;
+  const F* A;   // [B, count, channels]
   const F* B;
-  F* state_in;  // [B, chunks, channels]
+  F* state_in;  // [B, count, channels]
   SC_HD void operator()(ProgramId p) const {
     const Lanes c = Lanes::of<V>(p.x, seq.g.channels);
     const std::int64_t n = p.z;
@@ -145,30 +147,6 @@ struct GroupLocal {
     for (std::int64_t l = 0; l < c.count; ++l) {
       GA[at + l] = a[l];
       GB[at + l] = b[l];
-    }
-  }
-};
-
-//! Program (channel tile, 0, batch): the state entering every group, a left fold over the group maps.
-template <class Seq, int V>
-struct GroupOuter {
-  using F = typename Seq::field;
-  Seq seq;
-  std::int64_t groups;
-  const F* GA;
-  const F* GB;
-  F* group_in;  // [B, groups, channels]
-  SC_HD void operator()(ProgramId p) const {
-    const Lanes c = Lanes::of<V>(p.x, seq.g.channels);
-    const std::int64_t n = p.z;
-    F state[V];
-    for (std::int64_t l = 0; l < c.count; ++l) state[l] = seq.initial(n, c.first + l);
-    for (std::int64_t k = 0; k < groups; ++k) {
-      const std::int64_t at = (n * groups + k) * seq.g.channels + c.first;
-      for (std::int64_t l = 0; l < c.count; ++l) {
-        group_in[at + l] = state[l];
-        state[l] = GA[at + l] * state[l] + GB[at + l];
-      }
     }
   }
 };
@@ -232,7 +210,7 @@ void run_affine_scan(Exec& ex, const Seq& seq, const Schedule& schedule) {
   F* state_in = ex.template scratch<F>(per_chunk);
   ex.launch(name("chunk summary"), Grid{tiles, chunks.count, g.batch}, ChunkSummary<Seq, V>{seq, chunks, A, B});
   if (schedule.kind == Schedule::Kind::chunked) {
-    ex.launch(name("chunk prefix"), Grid{tiles, 1, g.batch}, ChunkPrefix<Seq, V>{seq, chunks.count, A, B, state_in});
+    ex.launch(name("chunk prefix"), Grid{tiles, 1, g.batch}, PrefixFold<Seq, V>{seq, chunks.count, A, B, state_in});
   } else {
     const std::int64_t groups = (chunks.count + schedule.group - 1) / schedule.group;
     F* PA = ex.template scratch<F>(per_chunk);
@@ -242,7 +220,7 @@ void run_affine_scan(Exec& ex, const Seq& seq, const Schedule& schedule) {
     F* group_in = ex.template scratch<F>(g.batch * groups * g.channels);
     ex.launch(name("group local"), Grid{tiles, groups, g.batch},
               GroupLocal<F, V>{g.channels, chunks.count, schedule.group, groups, A, B, PA, PB, GA, GB});
-    ex.launch(name("group outer"), Grid{tiles, 1, g.batch}, GroupOuter<Seq, V>{seq, groups, GA, GB, group_in});
+    ex.launch(name("group outer"), Grid{tiles, 1, g.batch}, PrefixFold<Seq, V>{seq, groups, GA, GB, group_in});
     ex.launch(name("group correct"), Grid{tiles, chunks.count, g.batch},
               GroupCorrect<F, V>{g.channels, chunks.count, schedule.group, groups, PA, PB, group_in, state_in});
   }
