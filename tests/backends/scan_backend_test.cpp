@@ -38,11 +38,13 @@
 #include "core/error.hpp"
 #include "core/generate.hpp"
 #include "reference/reference.hpp"
+#include "tests/test_support.hpp"
 
 namespace {
 
 using namespace scancheck;
 using kernels::Schedule;
+using test::input_error;
 
 // ---- cases ---------------------------------------------------------------------------------------------
 
@@ -333,17 +335,6 @@ TEST(ScanBackendRegistry, NamesAndPlans) {
   EXPECT_EQ(find_backend("complex_scan/grouped_prefix32_hierarchical_chunk16@bf16").plan.group, 32);
   EXPECT_EQ(find_backend("scan/grouped_prefix64_hierarchical_chunk32@fp32").plan.chunk, 32);
   EXPECT_EQ(built_executors().front(), Executor::host);
-}
-
-template <class F>
-std::string input_error(F&& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no InputError";
-  return "";
 }
 
 TEST(ScanBackendErrors, UnknownBackendName) {

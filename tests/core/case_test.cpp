@@ -8,7 +8,7 @@
 #include <limits>
 
 #include "core/generate.hpp"
-#include "test_support.hpp"
+#include "tests/test_support.hpp"
 
 namespace scancheck {
 namespace {

@@ -10,7 +10,7 @@
 
 #include "core/architecture.hpp"
 #include "core/generate.hpp"
-#include "test_support.hpp"
+#include "tests/test_support.hpp"
 
 namespace scancheck {
 namespace {

@@ -9,7 +9,7 @@
 #include <cstring>
 #include <limits>
 
-#include "test_support.hpp"
+#include "tests/test_support.hpp"
 
 namespace scancheck {
 namespace {

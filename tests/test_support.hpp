@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
-//! Shared helpers of the core tests: a self-removing temporary directory, InputError matching, and
+//! Shared helpers of the test suites: a self-removing temporary directory, InputError matching, and
 //! bitwise tensor comparison.
 #pragma once
 
