@@ -19,9 +19,10 @@ case "$mode" in
     mkdir -p "$build/lib"
     for exe in "$build"/tests/backends/*_test "$build"/tests/bench/scan_gpu_timing; do
       [ -x "$exe" ] || continue
-      ldd "$exe" | awk '/=> \// {print $3}' | grep -E 'libmpfr|libgmp|libfmt|libgtest|libgmock|libbenchmark|libquadmath' |
-        xargs -r -I{} cp -L {} "$build/lib/"
+      { ldd "$exe" | awk '/=> \// {print $3}' | grep -E 'libmpfr|libgmp|libfmt|libgtest|libgmock|libbenchmark|libquadmath' ||
+          true; } | xargs -r -I{} cp -L {} "$build/lib/"
     done
+    ls "$build/lib"
     echo "built $build; carry it to the GPU machine and run: bash ci/gpu-check.sh run"
     ;;
   run)
@@ -49,7 +50,9 @@ case "$mode" in
       echo
       echo "## Scan backend timings"
       echo
-      timeout 360 "$build/tests/bench/scan_gpu_timing" 20 || status=1
+      rc=0
+      timeout 360 "$build/tests/bench/scan_gpu_timing" 20 || rc=$?
+      [ $rc -eq 0 ] || [ $rc -eq 77 ] || status=1  # 77: no device, reported as skipped
     } >"$out/gpu-results.md"
     echo "gpu-check: $(( $(date +%s) - start )) s, results in $out/gpu-results.md"
     exit $status
