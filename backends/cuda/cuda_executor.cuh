@@ -6,6 +6,7 @@
 //! backend and shape. Launches go to the default stream; synchronize() surfaces kernel faults.
 #pragma once
 
+#include <cublas_v2.h>
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -13,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/gemm.hpp"
 #include "backends/kernels/program.hpp"
 #include "backends/output_guard.hpp"
 
@@ -25,6 +27,13 @@ struct CudaError : std::runtime_error {
 inline void cuda_check(cudaError_t e, const std::string& what) {
   if (e != cudaSuccess) {
     const std::string kind = e == cudaErrorMemoryAllocation ? "out of device memory" : cudaGetErrorString(e);
+    throw CudaError(what + ": " + kind);
+  }
+}
+
+inline void cublas_check(cublasStatus_t status, const std::string& what) {
+  if (status != CUBLAS_STATUS_SUCCESS) {
+    const std::string kind = status == CUBLAS_STATUS_ALLOC_FAILED ? "out of device memory" : cublasGetStatusString(status);
     throw CudaError(what + ": " + kind);
   }
 }
@@ -45,7 +54,24 @@ class CudaExecutor {
   CudaExecutor(const CudaExecutor&) = delete;
   CudaExecutor& operator=(const CudaExecutor&) = delete;
   ~CudaExecutor() {
+    if (cublas_) cublasDestroy(cublas_);
     for (void* p : allocations_) cudaFree(p);
+  }
+
+  //! StridedBatchedGemm through cuBLAS. Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T,
+  //! and a row-major X read column-major is X^T, so the operands swap and keep their own transposition.
+  void gemm(const std::string& name, const StridedBatchedGemm& g) {
+    if (!cublas_) {
+      cublas_check(cublasCreate(&cublas_), "cublasCreate");
+      cublas_check(cublasSetMathMode(cublas_, CUBLAS_PEDANTIC_MATH), "cublasSetMathMode");
+    }
+    const float one = 1.0f;
+    const auto op = [](const MatrixView& x) { return x.transposed ? CUBLAS_OP_T : CUBLAS_OP_N; };
+    cublas_check(cublasSgemmStridedBatched(cublas_, op(g.b), op(g.a), static_cast<int>(g.n), static_cast<int>(g.m),
+                                           static_cast<int>(g.k), &one, g.b.data, static_cast<int>(g.b.ld),
+                                           g.b.stride, g.a.data, static_cast<int>(g.a.ld), g.a.stride, &g.beta, g.c,
+                                           static_cast<int>(g.ldc), g.stride_c, static_cast<int>(g.batch)),
+                 "cuBLAS " + name);
   }
 
   template <class Body>
@@ -100,6 +126,7 @@ class CudaExecutor {
   void synchronize() { cuda_check(cudaDeviceSynchronize(), "kernel execution"); }
 
  private:
+  cublasHandle_t cublas_ = nullptr;
   std::vector<void*> allocations_;
   std::vector<std::size_t> sizes_;
   std::size_t next_ = 0;

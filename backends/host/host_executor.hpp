@@ -15,6 +15,9 @@
 #include <type_traits>
 #include <vector>
 
+#include <Eigen/Core>
+
+#include "backends/gemm.hpp"
 #include "backends/kernels/program.hpp"
 #include "backends/output_guard.hpp"
 
@@ -42,6 +45,34 @@ class HostExecutor {
       pool.emplace_back([&, k] { run_range(grid, body, total * k / parts, total * (k + 1) / parts); });
     run_range(grid, body, 0, total / parts);
     for (std::thread& t : pool) t.join();
+  }
+
+  //! StridedBatchedGemm through Eigen.
+  void gemm(const std::string& /*name*/, const StridedBatchedGemm& g) {
+    using Matrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    using ConstView = Eigen::Map<const Matrix, 0, Eigen::OuterStride<>>;
+    using View = Eigen::Map<Matrix, 0, Eigen::OuterStride<>>;
+    const auto operand = [](const MatrixView& x, std::int64_t h, std::int64_t rows, std::int64_t cols) {
+      // op(X) is rows x cols; X itself is stored the other way round when transposed.
+      return x.transposed ? ConstView(x.data + h * x.stride, cols, rows, Eigen::OuterStride<>(x.ld))
+                          : ConstView(x.data + h * x.stride, rows, cols, Eigen::OuterStride<>(x.ld));
+    };
+    for (std::int64_t h = 0; h < g.batch; ++h) {
+      const ConstView a = operand(g.a, h, g.m, g.k), b = operand(g.b, h, g.k, g.n);
+      View c(g.c + h * g.stride_c, g.m, g.n, Eigen::OuterStride<>(g.ldc));
+      if (g.beta == 0.0f)
+        c.setZero();
+      else
+        c *= g.beta;
+      if (g.a.transposed && g.b.transposed)
+        c.noalias() += a.transpose() * b.transpose();
+      else if (g.a.transposed)
+        c.noalias() += a.transpose() * b;
+      else if (g.b.transposed)
+        c.noalias() += a * b.transpose();
+      else
+        c.noalias() += a * b;
+    }
   }
 
   template <class T>

@@ -11,7 +11,7 @@ stubs=$(nm -C "$lib" | grep -E ' [TtWw] ' | grep 'program_kernel<')
 for body in SequentialScan ChunkSummary PrefixFold GroupLocal GroupCorrect ChunkReplay; do
   for seq in ScanForward ScanBackward; do
     [ "$body" = GroupLocal ] || [ "$body" = GroupCorrect ] && seq=""  # field-typed bodies
-    if ! grep "kernels::$body<" <<<"$stubs" | grep -q "$seq"; then
+    if ! grep "kernels::$body<" <<<"$stubs" | grep "$seq" >/dev/null; then
       echo "FAIL: no device kernel for $body $seq"; status=1
     fi
   done
@@ -21,7 +21,7 @@ trap 'rm -rf "$tmp"' EXIT
 (cd "$tmp" && ar x "$lib")
 found_fatbin=0
 for o in "$tmp"/*.o; do
-  if readelf -S "$o" | grep -q '\.nv_fatbin'; then
+  if readelf -S "$o" | grep "nv_fatbin" >/dev/null; then
     found_fatbin=1
     grep -aq "sm_$arch" "$o" || { echo "FAIL: $(basename "$o") has no sm_$arch code"; status=1; }
   fi

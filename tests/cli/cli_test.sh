@@ -22,7 +22,7 @@ expect_bad_input() {
   if [ "$rc" -ne 2 ]; then fail "$what: exit $rc, expected 2"; return; fi
   if [ "$lines" -ne 1 ]; then fail "$what: $lines stderr lines, expected 1"; cat "$work/stderr"; return; fi
   if [ -n "$out" ] && [ -e "$out" ]; then fail "$what: left $out behind"; return; fi
-  if ls "$work" | grep -q '\.tmp-'; then fail "$what: left a temporary behind"; return; fi
+  if compgen -G "$work/*.tmp-*" >/dev/null; then fail "$what: left a temporary behind"; return; fi
   pass
 }
 
@@ -72,7 +72,7 @@ expect_bad_input "architecture mismatch" "$work/z" run --backend complex_scan/ch
   --case "$work/run-scan-float32" --out "$work/z"
 expect_bad_input "unknown executor" "$work/z" run --backend scan/chunk16@fp32 --case "$work/run-scan-float32" \
   --out "$work/z" --executor tpu
-if ! "$bin" list | grep -q 'host,cuda'; then
+if ! grep -q 'host,cuda' "$work/list.txt"; then
   expect_bad_input "cuda executor not built" "$work/z" run --backend scan/chunk16@fp32 \
     --case "$work/run-scan-float32" --out "$work/z" --executor cuda
 elif ! command -v nvidia-smi >/dev/null || ! nvidia-smi >/dev/null 2>&1; then
