@@ -67,10 +67,15 @@ Outputs run_scan_backend(const BackendInfo& backend, const Case& c, Executor exe
   io.da = out.at("da").data();
   io.db = out.at("db").data();
   io.dh0 = out.at("dh0").data();
-  if (executor == Executor::host)
+  if (executor == Executor::host) {
     backends::run_scan_host(io, backend.plan);
-  else
+  } else {
+#if SCANCHECK_HAVE_CUDA
     backends::run_scan_cuda(io, backend.plan);
+#else
+    throw InputError("this build of scancheck has no cuda executor (nvcc was not found at configure time)");
+#endif
+  }
   return out;
 }
 
