@@ -2,8 +2,8 @@
 //! @file
 //! Forward and backward of the gated layers (architectures `rglru`, `complex_rglru`) on one
 //! (batch, head) block at full length. Contract: recurrences.md §2 (real, F = S) and §3 (complex,
-//! F = Complex<S>), with the numerical notes of §5: q = -expm1(2 log_a), stable softplus and sigmoid,
-//! sigma'(z) = sigma(z) sigma(-z).
+//! F = Complex<S>), with the numerical notes of §5 (the per-element formulas are in gate_math.hpp,
+//! shared with the backends' kernels).
 //!
 //! Shapes, per block: gate inputs x_gate [L, K_in] (the head's slice of x, merged layout for complex),
 //! direct inputs x_direct [L, K_out] (x itself for rglru, x_t[c] + i x_t[Wc + c] for complex_rglru),
@@ -19,42 +19,11 @@
 #include "core/architecture.hpp"
 #include "reference/affine_scan.hpp"
 #include "reference/complex.hpp"
+#include "reference/gate_math.hpp"
 #include "reference/gate_projection.hpp"
 #include "reference/scalar.hpp"
 
 namespace scancheck::ref {
-
-//! sigma(z) and sigma(-z) from one exponential e = exp(-|z|): the larger is 1/(1+e), the smaller e/(1+e).
-//! Both are accurate to a few ulps in either tail (1 - sigma(z) would cancel).
-template <class S>
-struct SigmoidPair {
-  S of_z, of_minus_z;
-};
-
-template <class S>
-SigmoidPair<S> sigmoid_pair(const S& z) {
-  using std::exp;
-  if (value_of(z) >= 0) {
-    const S e = exp(-z);
-    const S d = S(1) + e;
-    return {S(1) / d, e / d};
-  }
-  const S e = exp(z);
-  const S d = S(1) + e;
-  return {e / d, S(1) / d};
-}
-
-template <class S>
-S sigmoid(const S& z) { return sigmoid_pair(z).of_z; }
-
-//! softplus(z) = max(z, 0) + log1p(exp(-|z|)).
-template <class S>
-S softplus(const S& z) {
-  using std::exp;
-  using std::log1p;
-  if (value_of(z) > 0) return z + log1p(exp(-z));
-  return log1p(exp(z));
-}
 
 template <class S, class F>
 struct GatedBlockInputs {
@@ -71,9 +40,6 @@ struct GatedBlockInputs {
   std::vector<F> dy;                 // [L, K_out]
   std::vector<F> dh_last;            // [K_out], empty when absent
 };
-
-template <class S, class F>
-struct GateTerms;
 
 template <class S, class F>
 struct GatedBlockForward {
@@ -97,41 +63,6 @@ struct GatedBlockGrads {
   std::vector<S> a_param_sum; // [K_out]: sum_t (-8 ga dlog_a), before the factor sigma(a_param)
   std::vector<S> a_imag_sum;  // [K_out]: sum_t ga dphi (complex only)
 };
-
-//! Everything the decay and normalisation derive from the two gate pre-activations of one element.
-template <class S, class F>
-struct GateTerms {
-  S gx, ga;                    // sigma(zx), sigma(za)
-  S gx_minus, ga_minus;        // sigma(-zx), sigma(-za): sigma'(z) = sigma(z) sigma(-z)
-  S log_a, r, q, m;            // r = |a| = exp(log_a)
-  F a;
-};
-
-template <class S, class F>
-GateTerms<S, F> gate_terms(const S& zx, const S& za, const S& s, const S* a_imag, bool reset) {
-  using std::cos;
-  using std::exp;
-  using std::expm1;
-  using std::sin;
-  using std::sqrt;
-  GateTerms<S, F> g;
-  const auto sx = sigmoid_pair(zx), sa = sigmoid_pair(za);
-  g.gx = sx.of_z;
-  g.gx_minus = sx.of_minus_z;
-  g.ga = sa.of_z;
-  g.ga_minus = sa.of_minus_z;
-  g.log_a = S(-8) * g.ga * s;
-  g.r = exp(g.log_a);
-  if constexpr (is_complex_v<F>) {
-    const S phi = *a_imag * g.ga;
-    g.a = F(g.r * cos(phi), g.r * sin(phi));
-  } else {
-    g.a = g.r;
-  }
-  g.q = -expm1(S(2) * g.log_a);
-  g.m = reset ? S(1) : sqrt(g.q);
-  return g;
-}
 
 //! The phase parameter of channel j, or nullptr for the real layer.
 template <class S, class F>

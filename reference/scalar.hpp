@@ -14,6 +14,8 @@
 #include <boost/multiprecision/float128.hpp>
 #include <boost/multiprecision/mpfr.hpp>
 
+#include "reference/scalar_ops.hpp"
+
 namespace scancheck::ref {
 
 using float128 = boost::multiprecision::float128;
@@ -21,15 +23,7 @@ using float128 = boost::multiprecision::float128;
 using mpfr50 = boost::multiprecision::number<boost::multiprecision::mpfr_float_backend<50>,
                                              boost::multiprecision::et_off>;
 
-//! The value a branch is decided on. Overloaded for the wrapper scalars.
-template <class S>
-const S& value_of(const S& s) { return s; }
-
 template <class S>
 double to_double(const S& s) { return static_cast<double>(s); }
-
-//! max(a, b) as a function of two arguments; the wrappers override it to propagate their extra part.
-template <class S>
-S maximum(const S& a, const S& b) { return value_of(a) >= value_of(b) ? a : b; }
 
 }  // namespace scancheck::ref

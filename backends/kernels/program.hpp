@@ -13,11 +13,7 @@
 
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#define SC_HD __host__ __device__ __forceinline__
-#else
-#define SC_HD inline
-#endif
+#include "core/host_device.hpp"
 
 namespace scancheck::kernels {
 
