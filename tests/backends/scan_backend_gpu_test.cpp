@@ -136,25 +136,4 @@ INSTANTIATE_TEST_SUITE_P(Selected, ScanBackendGpu,
                            return s;
                          });
 
-TEST(ScanBackendGpuBuild, CudaExecutorIsBuilt) {
-  const auto executors = built_executors();
-  EXPECT_NE(std::find(executors.begin(), executors.end(), Executor::cuda), executors.end());
-}
-
-//! Without a device the cuda executor is refused with an InputError naming the reason, not a crash.
-TEST(ScanBackendGpuBuild, NoDeviceIsAnInputError) {
-  const auto status = cuda::device_status();
-  if (status.count > 0) GTEST_SKIP() << "a CUDA device is present (" << status.name << ")";
-  CaseRequest r;
-  r.architecture = Architecture::scan;
-  r.shape = {1, 4, 3, 1};
-  const Case c = make_case(r);
-  try {
-    run_backend(find_backend("scan/sequential@fp32"), c, Executor::cuda);
-    ADD_FAILURE() << "no InputError";
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("no CUDA device"), std::string::npos) << e.what();
-  }
-}
-
 }  // namespace
