@@ -63,7 +63,12 @@ struct GateTerms {
   F a;
 };
 
-template <class S, class F>
+//! How |a| and q are derived from log_a. `separate` is the spec's: r = exp(log_a), q = -expm1(2 log_a).
+//! `shared_sfu` is the kernels' variant that spends one special-function evaluation on both:
+//! e = expm1(log_a), r = 1 + e, q = -e (2 + e) (= 1 - r^2 without its cancellation).
+enum class DecayForm { separate, shared_sfu };
+
+template <class S, class F, DecayForm form = DecayForm::separate>
 SC_HD GateTerms<S, F> gate_terms(const S& zx, const S& za, const S& s, const S* a_imag, bool reset) {
   using std::cos;
   using std::exp;
@@ -77,16 +82,87 @@ SC_HD GateTerms<S, F> gate_terms(const S& zx, const S& za, const S& s, const S* 
   g.ga = sa.of_z;
   g.ga_minus = sa.of_minus_z;
   g.log_a = S(-8) * g.ga * s;
-  g.r = exp(g.log_a);
+  if constexpr (form == DecayForm::shared_sfu) {
+    const S e = expm1(g.log_a);
+    g.r = S(1) + e;
+    g.q = -(e * (S(2) + e));
+  } else {
+    g.r = exp(g.log_a);
+    g.q = -expm1(S(2) * g.log_a);
+  }
   if constexpr (has_imaginary_v<F>) {
     const S phi = *a_imag * g.ga;
     g.a = F{g.r * cos(phi), g.r * sin(phi)};
   } else {
     g.a = g.r;
   }
-  g.q = -expm1(S(2) * g.log_a);
   g.m = reset ? S(1) : sqrt(g.q);
   return g;
+}
+
+//! Field helpers that need no overloads from the field's namespace (F may be a builtin float).
+template <class F>
+SC_HD F conjugate(const F& x) {
+  if constexpr (has_imaginary_v<F>) return F{x.re, -x.im};
+  else return x;
+}
+template <class S, class F>
+SC_HD F scaled(const F& x, const S& k) {
+  if constexpr (has_imaginary_v<F>) return F{x.re * k, x.im * k};
+  else return x * k;
+}
+template <class S, class F>
+SC_HD F field_zero() {
+  if constexpr (has_imaginary_v<F>) return F{S(0), S(0)};
+  else return S(0);
+}
+template <class S, class F>
+SC_HD S real_of(const F& x) {
+  if constexpr (has_imaginary_v<F>) return x.re;
+  else return x;
+}
+
+//! The gradients one element contributes in the backward (recurrences.md §2, §3), from the reverse-scan
+//! state g_t and the element's gate terms.
+template <class S, class F>
+struct LocalGradients {
+  F dx_direct;       // through u = x gx m
+  S dzx, dza;        // of the gate pre-activations
+  S a_param_term;    // -8 ga dlog_a: summed over (b, t) and times sigma(a_param) it is d_a_param
+  S a_imag_term;     // ga dphi: summed over (b, t) it is d_a_imag_param (0 for the real layer)
+};
+
+//! x: the element's direct input; prev: h_{t-1}, or nullptr where there is none (t = 0 without h0);
+//! s = softplus(a_param); exact_sqrt_gradient selects D(q) = 1/(2 sqrt q) over the bounded convention
+//! 1 / max(2 sqrt q, 1/1000).
+template <class S, class F>
+SC_HD LocalGradients<S, F> local_gradients(const GateTerms<S, F>& gt, const F& g, const F& x, const F* prev,
+                                           const S& s, const S* a_imag, bool reset, bool exact_sqrt_gradient) {
+  LocalGradients<S, F> out;
+  const S r = real_of<S>(g * conjugate(x));  // Re(g conj(x)): g x for real channels
+  const S dgx = r * gt.m;
+  const S dm = r * gt.gx;
+  out.dx_direct = scaled(scaled(g, gt.gx), gt.m);
+  S dl(0), dphi(0);
+  if (!reset) {
+    const S two_sqrt_q = S(2) * gt.m;  // m = sqrt(q) away from resets
+    const S dq = exact_sqrt_gradient ? dm / two_sqrt_q : dm / maximum(two_sqrt_q, S(1) / S(1000));
+    // G conj(a) with G = g conj(h_{t-1}); without a previous state G = 0.
+    F p = field_zero<S, F>();
+    if (prev) p = g * conjugate(*prev) * conjugate(gt.a);
+    dl = real_of<S>(p) - S(2) * (gt.r * gt.r) * dq;  // exp(2 log_a) = |a|^2
+    if constexpr (has_imaginary_v<F>) dphi = p.im;
+  }
+  S dga = S(-8) * s * dl;
+  out.a_imag_term = S(0);
+  if constexpr (has_imaginary_v<F>) {
+    dga = dga + *a_imag * dphi;
+    out.a_imag_term = gt.ga * dphi;
+  }
+  out.a_param_term = S(-8) * gt.ga * dl;
+  out.dzx = dgx * (gt.gx * gt.gx_minus);
+  out.dza = dga * (gt.ga * gt.ga_minus);
+  return out;
 }
 
 }  // namespace scancheck::ref

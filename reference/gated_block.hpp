@@ -104,7 +104,6 @@ GatedBlockForward<S, F> gated_forward(const GatedBlockInputs<S, F>& in) {
 
 template <class S, class F>
 GatedBlockGrads<S, F> gated_backward(const GatedBlockInputs<S, F>& in, const GatedBlockForward<S, F>& fw) {
-  using std::exp;
   const std::int64_t L = in.length, Ki = in.inputs, K = in.channels;
   GatedBlockGrads<S, F> gr;
   gr.dx_gate.resize(L * Ki);
@@ -125,7 +124,6 @@ GatedBlockGrads<S, F> gated_backward(const GatedBlockInputs<S, F>& in, const Gat
 
   std::vector<S> s(K);
   for (std::int64_t j = 0; j < K; ++j) s[j] = softplus(in.a_param[j]);
-  const S clip = S(1) / S(1000);
   GateProjection<S> input_gate(in.wx, in.bx, Ki, K), a_gate(in.wa, in.ba, Ki, K);
   std::vector<S> dzx(K), dza(K), dx_x(Ki), dx_a(Ki);
   for (std::int64_t t = L - 1; t >= 0; --t) {
@@ -134,33 +132,14 @@ GatedBlockGrads<S, F> gated_backward(const GatedBlockInputs<S, F>& in, const Gat
       const std::int64_t i = t * K + j;
       const auto gt = fw.terms.empty() ? gate_terms<S, F>(fw.zx[i], fw.za[i], s[j], imag_param(in, j), reset)
                                        : fw.terms[i];
-      const F& gi = g[i];
-      const S r = real_part(gi * conj(in.x_direct[i]));  // Re(g conj(x)): g x for real channels
-      const S dgx = r * gt.m;
-      const S dm = r * gt.gx;
-      gr.dx_direct[i] = gi * gt.gx * gt.m;
-      S dl(0), dphi(0);
-      if (!reset) {
-        const S two_sqrt_q = S(2) * gt.m;  // m = sqrt(q) away from resets
-        const S dq = in.sqrt_gradient == SqrtGradient::exact ? dm / two_sqrt_q
-                                                             : dm / maximum(two_sqrt_q, clip);
-        // G conj(a) with G = g conj(h_{t-1}); without a previous state (t = 0, no h0) G = 0.
-        F p(0);
-        if (t > 0 || !in.h0.empty()) {
-          const F& prev = t > 0 ? fw.h[i - K] : in.h0[j];
-          p = gi * conj(prev) * conj(gt.a);
-        }
-        dl = real_part(p) - S(2) * (gt.r * gt.r) * dq;  // exp(2 log_a) = |a|^2
-        if constexpr (is_complex_v<F>) dphi = p.im;
-      }
-      S dga = S(-8) * s[j] * dl;
-      if constexpr (is_complex_v<F>) {
-        dga = dga + in.a_imag_param[j] * dphi;
-        gr.a_imag_sum[j] = gr.a_imag_sum[j] + gt.ga * dphi;
-      }
-      gr.a_param_sum[j] = gr.a_param_sum[j] + S(-8) * gt.ga * dl;
-      dzx[j] = dgx * (gt.gx * gt.gx_minus);
-      dza[j] = dga * (gt.ga * gt.ga_minus);
+      const F* prev = t > 0 ? &fw.h[i - K] : (in.h0.empty() ? nullptr : &in.h0[j]);
+      const auto lg = local_gradients<S, F>(gt, g[i], in.x_direct[i], prev, s[j], imag_param(in, j), reset,
+                                            in.sqrt_gradient == SqrtGradient::exact);
+      gr.dx_direct[i] = lg.dx_direct;
+      gr.a_param_sum[j] = gr.a_param_sum[j] + lg.a_param_term;
+      if constexpr (is_complex_v<F>) gr.a_imag_sum[j] = gr.a_imag_sum[j] + lg.a_imag_term;
+      dzx[j] = lg.dzx;
+      dza[j] = lg.dza;
     }
     input_gate.accumulate_gradient(&in.x_gate[t * Ki], dzx.data());
     a_gate.accumulate_gradient(&in.x_gate[t * Ki], dza.data());
