@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "backends/backend.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include "backends/gated_run.hpp"
 #include "backends/scan_run.hpp"
 #if SCANCHECK_HAVE_CUDA
 #include "backends/cuda/device.hpp"
@@ -31,14 +34,44 @@ std::vector<ScheduleToken> scan_schedules() {
   return s;
 }
 
+//! The flag sets of each architecture's variants, flags in the order of harness.md. rglru: unfused and
+//! fused. complex_rglru: every combination of its four flags; fused_write only where there are chunks.
+std::vector<std::vector<std::string>> variant_flags(Architecture arch, const Schedule& plan) {
+  if (arch == Architecture::rglru) return {{}, {"fused"}};
+  if (arch != Architecture::complex_rglru) return {{}};
+  std::vector<std::vector<std::string>> sets;
+  const bool chunked = plan.kind != Schedule::Kind::sequential;
+  for (int fused : {0, 1})
+    for (int fused_output : {0, 1})
+      for (int fused_write : {0, 1})
+        for (int shared_sfu : {0, 1}) {
+          if (fused_write && !chunked) continue;
+          std::vector<std::string> f;
+          if (fused) f.push_back("fused");
+          if (fused_output) f.push_back("fused_output");
+          if (fused_write) f.push_back("fused_write");
+          if (shared_sfu) f.push_back("shared_sfu");
+          sets.push_back(f);
+        }
+  return sets;
+}
+
 std::vector<BackendInfo> build_registry() {
   std::vector<BackendInfo> all;
-  for (Architecture arch : {Architecture::scan, Architecture::complex_scan})
+  for (Architecture arch :
+       {Architecture::scan, Architecture::complex_scan, Architecture::rglru, Architecture::complex_rglru})
     for (const ScheduleToken& s : scan_schedules())
-      for (DType d : {DType::float32, DType::bfloat16})
-        all.push_back({fmt::format("{}/{}@{}", to_string(arch), s.token, dtype_token(d)), arch, s.token, s.token,
-                       s.plan, {}, d});
+      for (const std::vector<std::string>& flags : variant_flags(arch, s.plan)) {
+        const std::string variant = flags.empty() ? s.token : fmt::format("{}_{}", fmt::join(flags, "_"), s.token);
+        for (DType d : {DType::float32, DType::bfloat16})
+          all.push_back({fmt::format("{}/{}@{}", to_string(arch), variant, dtype_token(d)), arch, variant, s.token,
+                         s.plan, flags, d});
+      }
   return all;
+}
+
+bool has_flag(const BackendInfo& b, std::string_view flag) {
+  return std::find(b.flags.begin(), b.flags.end(), flag) != b.flags.end();
 }
 
 kernels::ScanGeometry geometry(const Case& c) {
@@ -72,6 +105,52 @@ Outputs run_scan_backend(const BackendInfo& backend, const Case& c, Executor exe
   } else {
 #if SCANCHECK_HAVE_CUDA
     backends::run_scan_cuda(io, backend.plan);
+#else
+    throw InputError("this build of scancheck has no cuda executor (nvcc was not found at configure time)");
+#endif
+  }
+  return out;
+}
+
+Outputs run_gated_backend(const BackendInfo& backend, const Case& c, Executor executor) {
+  Outputs out;
+  for (const TensorSpec& spec : tensor_layout(c.architecture, c.shape, TensorRole::output))
+    out.emplace(spec.name, Tensor<float>(spec.dims));
+  const bool complex = is_complex(c.architecture);
+  backends::GatedArrays io;
+  io.geometry = geometry(c);
+  io.heads = c.shape.heads;
+  io.complex = complex;
+  io.bf16_io = c.io_dtype == DType::bfloat16;
+  io.exact_sqrt_gradient = c.sqrt_gradient == SqrtGradient::exact;
+  io.x = c.at("x").data();
+  io.segment_pos = c.segment_pos.data();
+  io.h0 = optional_input(c, "h0");
+  io.a_param = c.at("a_param").data();
+  io.a_imag_param = complex ? c.at("a_imag_param").data() : nullptr;
+  io.input_gate_w = c.at("input_gate_w").data();
+  io.input_gate_b = c.at("input_gate_b").data();
+  io.a_gate_w = c.at("a_gate_w").data();
+  io.a_gate_b = c.at("a_gate_b").data();
+  io.dy = c.at("dy").data();
+  io.dh_last = optional_input(c, "dh_last");
+  io.y = out.at("y").data();
+  io.h_last = out.at("h_last").data();
+  io.dx = out.at("dx").data();
+  io.dh0 = out.at("dh0").data();
+  io.d_a_param = out.at("d_a_param").data();
+  io.d_a_imag_param = complex ? out.at("d_a_imag_param").data() : nullptr;
+  io.d_input_gate_w = out.at("d_input_gate_w").data();
+  io.d_input_gate_b = out.at("d_input_gate_b").data();
+  io.d_a_gate_w = out.at("d_a_gate_w").data();
+  io.d_a_gate_b = out.at("d_a_gate_b").data();
+  const backends::GatedFlags flags{has_flag(backend, "fused"), has_flag(backend, "fused_output"),
+                                   has_flag(backend, "fused_write"), has_flag(backend, "shared_sfu")};
+  if (executor == Executor::host) {
+    backends::run_gated_host(io, flags, backend.plan);
+  } else {
+#if SCANCHECK_HAVE_CUDA
+    backends::run_gated_cuda(io, flags, backend.plan);
 #else
     throw InputError("this build of scancheck has no cuda executor (nvcc was not found at configure time)");
 #endif
@@ -129,7 +208,7 @@ Outputs run_backend(const BackendInfo& backend, const Case& c, Executor executor
                                  to_string(c.io_dtype)));
   if (executor == Executor::cuda) require_cuda_device();
   try {
-    return run_scan_backend(backend, c, executor);
+    return is_gated(c.architecture) ? run_gated_backend(backend, c, executor) : run_scan_backend(backend, c, executor);
   } catch (const std::runtime_error& e) {
     if (dynamic_cast<const InputError*>(&e)) throw;
     throw BackendError(fmt::format("backend {} ({} executor) on {}: {}", backend.name, to_string(executor),

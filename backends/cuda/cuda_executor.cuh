@@ -107,6 +107,14 @@ class CudaExecutor {
     return p;
   }
 
+  //! Host values as they are (integers such as segment_pos).
+  template <class T>
+  const T* copy_in(const T* values, std::int64_t n) {
+    T* p = scratch<T>(n);
+    cuda_check(cudaMemcpy(p, values, n * sizeof(T), cudaMemcpyHostToDevice), "copy to device");
+    return p;
+  }
+
   template <class T>
   T* output(std::int64_t n) {
     const std::vector<T> image = poisoned_image<T>(n);

@@ -91,6 +91,12 @@ class HostExecutor {
     return p;
   }
 
+  //! Host values as they are (integers such as segment_pos), read in place like float uploads.
+  template <class T>
+  const T* copy_in(const T* values, std::int64_t /*n*/) {
+    return values;
+  }
+
   //! A poisoned, guarded output buffer of n elements.
   template <class T>
   T* output(std::int64_t n) {

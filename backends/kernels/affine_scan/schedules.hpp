@@ -52,7 +52,8 @@ struct SequentialScan {
     for (std::int64_t l = 0; l < c.count; ++l) state[l] = seq.initial(n, c.first + l);
     for (std::int64_t s = 0; s < seq.g.length; ++s)
       for (std::int64_t l = 0; l < c.count; ++l) {
-        state[l] = seq.decay(n, s, c.first + l) * state[l] + seq.input(n, s, c.first + l);
+        const Step<F> st = seq.step(n, s, c.first + l);
+        state[l] = st.decay * state[l] + st.input;
         seq.emit(n, s, c.first + l, state[l]);
       }
   }
@@ -76,9 +77,9 @@ struct ChunkSummary {
     }
     for (std::int64_t s = chunks.begin(j); s < chunks.end(j); ++s)
       for (std::int64_t l = 0; l < c.count; ++l) {
-        const F d = seq.decay(n, s, c.first + l);
-        a[l] = d * a[l];
-        b[l] = d * b[l] + seq.input(n, s, c.first + l);
+        const Step<F> st = seq.step(n, s, c.first + l);
+        a[l] = st.decay * a[l];
+        b[l] = st.decay * b[l] + st.input;
       }
     const std::int64_t at = (n * chunks.count + j) * seq.g.channels + c.first;
     for (std::int64_t l = 0; l < c.count; ++l) {
@@ -183,16 +184,25 @@ struct ChunkReplay {
     for (std::int64_t l = 0; l < c.count; ++l) state[l] = state_in[at + l];
     for (std::int64_t s = chunks.begin(j); s < chunks.end(j); ++s)
       for (std::int64_t l = 0; l < c.count; ++l) {
-        state[l] = seq.decay(n, s, c.first + l) * state[l] + seq.input(n, s, c.first + l);
+        const Step<F> st = seq.step(n, s, c.first + l);
+        state[l] = st.decay * state[l] + st.input;
         seq.emit(n, s, c.first + l, state[l]);
       }
   }
 };
 
+//! Elements of the chunk-entry states of a chunked schedule: [batch, chunks, channels].
+inline std::int64_t chunk_state_count(const ScanGeometry& g, const Schedule& schedule) {
+  return g.batch * ChunkLayout::make(g.length, schedule.chunk, false).count * g.channels;
+}
+
 //! Runs one affine sequence under a schedule on executor `ex` (host or cuda): `ex.launch(name, grid, body)`
-//! and `ex.template scratch<T>(count)` for buffers that live until the executor is done.
+//! and `ex.template scratch<T>(count)` for buffers that live until the executor is done. A chunked
+//! schedule leaves the state entering each chunk in `chunk_states` when given (chunk_state_count
+//! elements), for a later replay_chunks.
 template <class Exec, class Seq>
-void run_affine_scan(Exec& ex, const Seq& seq, const Schedule& schedule) {
+void run_affine_scan(Exec& ex, const Seq& seq, const Schedule& schedule,
+                     typename Seq::field* chunk_states = nullptr) {
   using F = typename Seq::field;
   constexpr int V = Exec::lanes;
   const ScanGeometry& g = seq.g;
@@ -207,7 +217,7 @@ void run_affine_scan(Exec& ex, const Seq& seq, const Schedule& schedule) {
   const std::int64_t per_chunk = g.batch * chunks.count * g.channels;
   F* A = ex.template scratch<F>(per_chunk);
   F* B = ex.template scratch<F>(per_chunk);
-  F* state_in = ex.template scratch<F>(per_chunk);
+  F* state_in = chunk_states ? chunk_states : ex.template scratch<F>(per_chunk);
   ex.launch(name("chunk summary"), Grid{tiles, chunks.count, g.batch}, ChunkSummary<Seq, V>{seq, chunks, A, B});
   if (schedule.kind == Schedule::Kind::chunked) {
     ex.launch(name("chunk prefix"), Grid{tiles, 1, g.batch}, PrefixFold<Seq, V>{seq, chunks.count, A, B, state_in});
@@ -225,6 +235,17 @@ void run_affine_scan(Exec& ex, const Seq& seq, const Schedule& schedule) {
               GroupCorrect<F, V>{g.channels, chunks.count, schedule.group, groups, PA, PB, group_in, state_in});
   }
   ex.launch(name("chunk replay"), Grid{tiles, chunks.count, g.batch}, ChunkReplay<Seq, V>{seq, chunks, state_in});
+}
+
+//! Runs the chunks of `seq` again from the entry states a run_affine_scan left in `chunk_states`: the
+//! replay that lets a backward recompute the forward's float32 states instead of storing them all.
+template <class Exec, class Seq>
+void replay_chunks(Exec& ex, const Seq& seq, const Schedule& schedule, const typename Seq::field* chunk_states) {
+  constexpr int V = Exec::lanes;
+  const ChunkLayout chunks = ChunkLayout::make(seq.g.length, schedule.chunk, Seq::reverse);
+  ex.launch(std::string(Seq::reverse ? "reverse " : "affine ") + "chunk replay from saved states",
+            Grid{(seq.g.channels + V - 1) / V, chunks.count, seq.g.batch},
+            ChunkReplay<Seq, V>{seq, chunks, chunk_states});
 }
 
 }  // namespace scancheck::kernels

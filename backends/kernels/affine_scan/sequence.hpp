@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
 //! An affine sequence is what every scan kernel iterates: per (batch, channel), steps s = 0..L-1 of
-//! state = decay(s) * state + input(s), starting from initial(), and emit(s, state) after each step.
+//! state = decay(s) * state + input(s) (both from step(n, s, c)), starting from initial(), and
+//! emit(s, state) after each step.
 //! The forward scan and the backward (reverse) scan of recurrences.md §1 are both affine sequences, so
-//! every schedule below is written once and serves both directions; later layers (the gated ones) supply
+//! every schedule is written once and serves both directions; later layers (the gated ones) supply
 //! their own sequences with decay and input computed from their gates.
 //!
 //! Step s is time t = s forward and t = L-1-s in reverse. Chunks are aligned in time: chunk j covers
@@ -17,6 +18,13 @@
 #include "backends/kernels/numeric.hpp"
 
 namespace scancheck::kernels {
+
+//! One step of an affine sequence: state = decay * state + input. Sequences compute both together, so the
+//! gated layers evaluate their gates once per step.
+template <class F>
+struct Step {
+  F decay, input;
+};
 
 //! Batch, length, stored width W, state channels (W, or Wc = W/2 complex channels at c and Wc + c).
 struct ScanGeometry {
@@ -75,8 +83,10 @@ struct ScanForward {
   IO* h;             // [B, L, W]
   float* h_last;     // [B, W]
 
-  SC_HD F decay(std::int64_t n, std::int64_t s, std::int64_t c) const { return load_channel<F>(a, g, n * g.length + s, c); }
-  SC_HD F input(std::int64_t n, std::int64_t s, std::int64_t c) const { return load_channel<F>(b, g, n * g.length + s, c); }
+  SC_HD Step<F> step(std::int64_t n, std::int64_t s, std::int64_t c) const {
+    const std::int64_t row = n * g.length + s;
+    return {load_channel<F>(a, g, row, c), load_channel<F>(b, g, row, c)};
+  }
   SC_HD F initial(std::int64_t n, std::int64_t c) const { return h0 ? load_channel<F>(h0, g, n, c) : zero<F>(); }
   SC_HD void emit(std::int64_t n, std::int64_t s, std::int64_t c, F state) const {
     store_channel(h, g, n * g.length + s, c, state);
@@ -102,11 +112,9 @@ struct ScanBackward {
   float* dh0;              // [B, W]
 
   SC_HD std::int64_t time(std::int64_t s) const { return g.length - 1 - s; }
-  SC_HD F decay(std::int64_t n, std::int64_t s, std::int64_t c) const {
-    return s == 0 ? one<F>() : conj(load_channel<F>(a, g, n * g.length + time(s) + 1, c));
-  }
-  SC_HD F input(std::int64_t n, std::int64_t s, std::int64_t c) const {
-    return load_channel<F>(dh, g, n * g.length + time(s), c);
+  SC_HD Step<F> step(std::int64_t n, std::int64_t s, std::int64_t c) const {
+    const std::int64_t row = n * g.length + time(s);
+    return {s == 0 ? one<F>() : conj(load_channel<F>(a, g, row + 1, c)), load_channel<F>(dh, g, row, c)};
   }
   SC_HD F initial(std::int64_t n, std::int64_t c) const {
     return dh_last ? load_channel<F>(dh_last, g, n, c) : zero<F>();

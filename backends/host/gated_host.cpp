@@ -1,0 +1,12 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "backends/gated_run.hpp"
+#include "backends/host/host_executor.hpp"
+
+namespace scancheck::backends {
+
+void run_gated_host(const GatedArrays& io, const GatedFlags& flags, const kernels::Schedule& schedule, int threads) {
+  HostExecutor ex(threads);
+  run_gated(ex, io, flags, schedule);
+}
+
+}  // namespace scancheck::backends
