@@ -2,6 +2,7 @@
 //! @file
 //! `scancheck list`: every backend with its architecture, schedule, flags, io dtype and the executors of
 //! this build. `scancheck run`: one backend's forward and backward on a case, outputs in the case format.
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -48,12 +49,23 @@ int list_backends(const std::string& arch_filter, bool json) {
     std::printf("%s\n", rows.dump(2).c_str());
     return 0;
   }
-  std::printf("%-56s %-14s %-40s %-6s %-9s %s\n", "backend", "architecture", "schedule", "flags", "io dtype",
-              "executors");
+  // Columns as wide as their longest entry: complex_rglru names run to 100 characters.
+  std::size_t name_width = 7, schedule_width = 8, flags_width = 5;
+  for (const BackendInfo* b : shown) {
+    name_width = std::max(name_width, b->name.size());
+    schedule_width = std::max(schedule_width, b->schedule.size());
+    flags_width = std::max(flags_width, join(b->flags, ",").size());
+  }
+  const auto row = [&](const std::string& name, const std::string& arch, const std::string& schedule,
+                       const std::string& flags, const std::string& dtype, const std::string& execs) {
+    std::printf("%s\n", fmt::format("{:<{}} {:<14} {:<{}} {:<{}} {:<9} {}", name, name_width, arch, schedule,
+                                    schedule_width, flags, flags_width, dtype, execs)
+                            .c_str());
+  };
+  row("backend", "architecture", "schedule", "flags", "io dtype", "executors");
   for (const BackendInfo* b : shown)
-    std::printf("%-56s %-14s %-40s %-6s %-9s %s\n", b->name.c_str(), std::string(to_string(b->architecture)).c_str(),
-                b->schedule.c_str(), b->flags.empty() ? "-" : join(b->flags, ",").c_str(),
-                std::string(to_string(b->io_dtype)).c_str(), join(executors, ",").c_str());
+    row(b->name, std::string(to_string(b->architecture)), b->schedule, b->flags.empty() ? "-" : join(b->flags, ","),
+        std::string(to_string(b->io_dtype)), join(executors, ","));
   std::printf("%zu backends\n", shown.size());
   return 0;
 }
@@ -74,7 +86,7 @@ void add_list(CLI::App& app, Action& action) {
 
 void add_run(CLI::App& app, Action& action) {
   struct Options {
-    std::string backend, case_dir, out, executor = "host";
+    std::string backend, case_dir, out, executor = "host", sqrt_gradient;
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("run", "Run one backend forward and backward on a case");
@@ -82,11 +94,14 @@ void add_run(CLI::App& app, Action& action) {
   cmd->add_option("--case", o->case_dir, "case directory")->required();
   cmd->add_option("--out", o->out, "output directory, written in the case format (replaced atomically)")->required();
   cmd->add_option("--executor", o->executor, "host (default) | cuda");
+  cmd->add_option("--sqrt-gradient", o->sqrt_gradient,
+                  "bounded | exact: the gated layers' sqrt-gradient convention (default: the case's)");
   cmd->callback([&action, o] {
     action = [o] {
       const BackendInfo& backend = find_backend(o->backend);
       const Executor executor = parse_executor(o->executor);
-      const Case c = load_case(o->case_dir);
+      Case c = load_case(o->case_dir);
+      if (!o->sqrt_gradient.empty()) c.sqrt_gradient = parse_sqrt_gradient(o->sqrt_gradient);
       const Outputs outputs = run_backend(backend, c, executor);
       write_directory_atomically(o->out, [&](const std::filesystem::path& tmp) {
         for (const auto& [name, tensor] : outputs) write_npy(tmp / (name + ".npy"), tensor);

@@ -75,7 +75,7 @@ void write_reference(const std::filesystem::path& out, const Case& c, const Refe
 
 void add_reference(CLI::App& app, Action& action) {
   struct Options {
-    std::string case_dir, out, precision = "float128", sample;
+    std::string case_dir, out, precision = "float128", sample, sqrt_gradient;
     int threads = 0;
     bool no_bounds = false;
   };
@@ -87,9 +87,12 @@ void add_reference(CLI::App& app, Action& action) {
   cmd->add_option("--threads", o->threads, "worker threads (default: all cores)");
   cmd->add_option("--sample", o->sample, "only these (batch:head) blocks, comma-separated, e.g. 0:0,3:1");
   cmd->add_flag("--no-bounds", o->no_bounds, "skip the float32 error bounds");
+  cmd->add_option("--sqrt-gradient", o->sqrt_gradient,
+                  "bounded | exact: the gated layers' sqrt-gradient convention (default: the case's)");
   cmd->callback([&action, o] {
     action = [o] {
-      const Case c = load_case(o->case_dir);
+      Case c = load_case(o->case_dir);
+      if (!o->sqrt_gradient.empty()) c.sqrt_gradient = parse_sqrt_gradient(o->sqrt_gradient);
       ReferenceOptions options;
       options.precision = parse_precision(o->precision);
       if (o->threads < 0) throw InputError("--threads must be >= 0");

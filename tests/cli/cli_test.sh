@@ -66,6 +66,33 @@ for arch in scan complex_scan; do
     done
   done
 done
+# The gated layers: the three production names are listed, and every rglru and complex_rglru backend runs.
+for name in rglru/fused_grouped_prefix32_hierarchical_chunk16@fp32 \
+    complex_rglru/fused_output_fused_write_shared_sfu_chunk32@bf16 \
+    complex_rglru/fused_output_fused_write_shared_sfu_grouped_prefix64_hierarchical_chunk32@fp32; do
+  grep -q "^$name " "$work/list.txt" && pass || fail "list lacks $name"
+done
+for arch in rglru complex_rglru; do
+  for io in float32 bfloat16; do
+    "$bin" make-case --arch "$arch" --batch 2 --length 37 --width 12 --heads 2 --seed 9 --regime resets \
+      --io-dtype "$io" --out "$work/run-$arch-$io" >/dev/null || fail "make-case $arch $io"
+  done
+  runs=0
+  for name in $("$bin" list --arch "$arch" | awk 'NR > 1 && /@/ {print $1}'); do
+    io=float32; [ "${name##*@}" = bf16 ] && io=bfloat16
+    if "$bin" run --backend "$name" --case "$work/run-$arch-$io" --out "$work/out" >/dev/null &&
+       [ -f "$work/out/dx.npy" ] && [ -f "$work/out/d_a_gate_w.npy" ]; then runs=$((runs + 1)); else fail "run $name"; fi
+  done
+  [ "$runs" -ge 28 ] && pass || fail "only $runs $arch backends ran"
+done
+# --sqrt-gradient overrides the case's convention: on the clip regime the two conventions differ in dx.
+"$bin" make-case --arch rglru --batch 1 --length 40 --width 8 --seed 3 --regime clip --out "$work/clip" >/dev/null
+"$bin" run --backend rglru/fused_chunk16@fp32 --case "$work/clip" --out "$work/clip-bounded" >/dev/null
+"$bin" run --backend rglru/fused_chunk16@fp32 --case "$work/clip" --out "$work/clip-exact" --sqrt-gradient exact >/dev/null
+cmp -s "$work/clip-bounded/y.npy" "$work/clip-exact/y.npy" && pass || fail "--sqrt-gradient changed y"
+cmp -s "$work/clip-bounded/dx.npy" "$work/clip-exact/dx.npy" && fail "--sqrt-gradient exact left dx unchanged" || pass
+expect_bad_input "unknown sqrt convention" "$work/z" run --backend rglru/fused_chunk16@fp32 --case "$work/clip" \
+  --out "$work/z" --sqrt-gradient maybe
 expect_bad_input "unknown backend" "$work/z" run --backend scan/chunk17@fp32 --case "$work/run-scan-float32" --out "$work/z"
 expect_bad_input "dtype mismatch" "$work/z" run --backend scan/chunk16@bf16 --case "$work/run-scan-float32" --out "$work/z"
 expect_bad_input "architecture mismatch" "$work/z" run --backend complex_scan/chunk16@fp32 \
