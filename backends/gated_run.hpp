@@ -13,6 +13,8 @@
 //!             [-> gate gradients from g]   without fused
 //!             -> GEMMs dWx = X^T dZx, dWa = X^T dZa, dx += dZx Wx^T + dZa Wa^T
 //!             -> fixed-order column sums (biases, a_param, a_imag_param) -> dx rounded to io
+//! gated_detail::Passes holds these phases apart (upload, forward, backward, download) for the device
+//! timing (cuda/gated_timing.hpp); run_gated runs them once, in order.
 //! C++17.
 #pragma once
 
@@ -107,120 +109,176 @@ void column_sum(Exec& ex, const char* what, std::int64_t rows, std::int64_t chan
             kernels::ColumnTotals<V>{blocks, channels, partial, sigmoid_of, total});
 }
 
-//! Runs one case with field F (float or cfloat) and io storage IO.
+//! One case with field F (float or cfloat) and io storage IO on an executor, in the phases of the launch
+//! sequence above: the constructor uploads the inputs and allocates the outputs, then forward(),
+//! backward() (which launches everything after the forward's last kernel, replay included), download()
+//! (after ex.synchronize()). run() calls them once in that order. A timing (cuda/gated_timing.cu) may
+//! instead take ex.mark() after the constructor and repeat ex.rewind(mark), forward(), backward(): the
+//! phases allocate their scratch in the same order every time, so repetitions reuse it.
 template <class F, class IO, class Exec>
-void run(Exec& ex, const GatedArrays& io, const GatedFlags& flags, const kernels::Schedule& schedule) {
-  constexpr int V = Exec::lanes;
-  if (flags.fused_write && schedule.kind == kernels::Schedule::Kind::sequential)
-    throw std::invalid_argument("fused_write needs a chunked schedule: there are no chunk-entry states to replay");
-  const Dims d(io);
-  const kernels::ScanGeometry& g = io.geometry;
-  const Grid per_element{(d.Wc + V - 1) / V, d.N, 1};
-  const ChannelLayout merged = io.complex ? ChannelLayout::merged(d.W) : ChannelLayout::real(d.W);
-  const bool relayout = io.complex && !flags.fused_output;
-  const ChannelLayout scan_layout = relayout ? ChannelLayout::interleaved(d.W) : merged;
+class Passes {
+ public:
+  Passes(Exec& ex, const GatedArrays& io, const GatedFlags& flags, const kernels::Schedule& schedule)
+      : ex_(ex), io_(io), flags_(flags), schedule_(schedule), d(io), g(io.geometry),
+        per_element{(d.Wc + V - 1) / V, d.N, 1},
+        merged(io.complex ? ChannelLayout::merged(d.W) : ChannelLayout::real(d.W)),
+        relayout(io.complex && !flags.fused_output),
+        scan_layout(relayout ? ChannelLayout::interleaved(d.W) : merged) {
+    if (flags.fused_write && schedule.kind == kernels::Schedule::Kind::sequential)
+      throw std::invalid_argument("fused_write needs a chunked schedule: there are no chunk-entry states to replay");
+    // Inputs and outputs.
+    x = ex.template upload<IO>(io.x, act);
+    x32 = ex.template upload<float>(io.x, act);  // the GEMMs' operand: io values are exact in float32
+    segment_pos = ex.copy_in(io.segment_pos, d.N);
+    h0 = io.h0 ? ex.template upload<float>(io.h0, state) : nullptr;
+    a_param = ex.template upload<float>(io.a_param, d.Wc);
+    a_imag = io.complex ? ex.template upload<float>(io.a_imag_param, d.Wc) : nullptr;
+    wx = ex.template upload<float>(io.input_gate_w, weights);
+    bx = ex.template upload<float>(io.input_gate_b, d.Wc);
+    wa = ex.template upload<float>(io.a_gate_w, weights);
+    ba = ex.template upload<float>(io.a_gate_b, d.Wc);
+    dy = ex.template upload<IO>(io.dy, act);
+    dh_last = io.dh_last ? ex.template upload<float>(io.dh_last, state) : nullptr;
+    y = ex.template output<IO>(act);
+    dx = ex.template output<IO>(act);
+    h_last = ex.template output<float>(state);
+    dh0 = ex.template output<float>(state);
+    d_a_param = ex.template output<float>(d.Wc);
+    d_a_imag = io.complex ? ex.template output<float>(d.Wc) : nullptr;
+    dwx = ex.template output<float>(weights);
+    dbx = ex.template output<float>(d.Wc);
+    dwa = ex.template output<float>(weights);
+    dba = ex.template output<float>(d.Wc);
+  }
 
-  // Inputs and outputs.
-  const std::int64_t act = d.N * d.W, state = d.B * d.W, weights = d.H * d.K_in * d.K_out;
-  const IO* x = ex.template upload<IO>(io.x, act);
-  const float* x32 = ex.template upload<float>(io.x, act);  // the GEMMs' operand: io values are exact in float32
-  const std::int32_t* segment_pos = ex.copy_in(io.segment_pos, d.N);
-  const float* h0 = io.h0 ? ex.template upload<float>(io.h0, state) : nullptr;
-  const float* a_param = ex.template upload<float>(io.a_param, d.Wc);
-  const float* a_imag = io.complex ? ex.template upload<float>(io.a_imag_param, d.Wc) : nullptr;
-  const float* wx = ex.template upload<float>(io.input_gate_w, weights);
-  const float* bx = ex.template upload<float>(io.input_gate_b, d.Wc);
-  const float* wa = ex.template upload<float>(io.a_gate_w, weights);
-  const float* ba = ex.template upload<float>(io.a_gate_b, d.Wc);
-  const IO* dy = ex.template upload<IO>(io.dy, act);
-  const float* dh_last = io.dh_last ? ex.template upload<float>(io.dh_last, state) : nullptr;
-  IO* y = ex.template output<IO>(act);
-  IO* dx = ex.template output<IO>(act);
-  float* h_last = ex.template output<float>(state);
-  float* dh0 = ex.template output<float>(state);
-  float* d_a_param = ex.template output<float>(d.Wc);
-  float* d_a_imag = io.complex ? ex.template output<float>(d.Wc) : nullptr;
-  float* dwx = ex.template output<float>(weights);
-  float* dbx = ex.template output<float>(d.Wc);
-  float* dwa = ex.template output<float>(weights);
-  float* dba = ex.template output<float>(d.Wc);
+  void forward() {
+    float* zx = ex_.template scratch<float>(d.N * d.Wc);
+    float* za = ex_.template scratch<float>(d.N * d.Wc);
+    ex_.gemm("input gate projection", projection(d, x32, wx, zx));
+    ex_.gemm("a gate projection", projection(d, x32, wa, za));
+    float* s = ex_.template scratch<float>(d.Wc);
+    ex_.launch("softplus(a_param)", Grid{(d.Wc + V - 1) / V, 1, 1}, kernels::SoftplusParameters<V>{d.Wc, a_param, s});
+    gates = {zx, za, bx, ba, s, a_imag, segment_pos, d.Wc, flags_.shared_sfu};
 
-  // Forward.
-  float* zx = ex.template scratch<float>(d.N * d.Wc);
-  float* za = ex.template scratch<float>(d.N * d.Wc);
-  ex.gemm("input gate projection", projection(d, x32, wx, zx));
-  ex.gemm("a gate projection", projection(d, x32, wa, za));
-  float* s = ex.template scratch<float>(d.Wc);
-  ex.launch("softplus(a_param)", Grid{(d.Wc + V - 1) / V, 1, 1}, kernels::SoftplusParameters<V>{d.Wc, a_param, s});
-  const kernels::GateInputs<F> gates{zx, za, bx, ba, s, a_imag, segment_pos, d.Wc, flags.shared_sfu};
+    x_scan = to_scan_layout("interleave x", x);
+    at = nullptr;
+    u = nullptr;
+    if (!flags_.fused) {
+      at = ex_.template scratch<F>(d.N * d.Wc);
+      u = ex_.template scratch<F>(d.N * d.Wc);
+      ex_.launch("gates", per_element, kernels::GateElementwise<F, IO, V>{gates, x_scan, at, u});
+    }
+    y_scan = relayout ? ex_.template scratch<IO>(act) : y;
+    forward_ = {g, gates, flags_.fused, at, u, x_scan, {h0, merged}, {y_scan, scan_layout}, {h_last, merged}, nullptr};
+    chunk_states = flags_.fused_write ? ex_.template scratch<F>(kernels::chunk_state_count(g, schedule_)) : nullptr;
+    kernels::run_affine_scan(ex_, forward_, schedule_, chunk_states);
+    if (relayout)
+      ex_.launch("merge y", per_element, kernels::Relayout<F, IO, V>{d.Wc, {y_scan, scan_layout}, {y, merged}});
+  }
 
-  const auto to_scan_layout = [&](const char* name, const IO* merged_values) -> ActivationView<const IO> {
+  void backward() {
+    const ActivationView<const IO> dy_scan = to_scan_layout("interleave dy", dy);
+    F* states = nullptr;
+    if (flags_.fused_write) {
+      states = ex_.template scratch<F>(d.N * d.Wc);
+      kernels::GatedForward<F, IO> replay = forward_;
+      replay.states = states;
+      kernels::replay_chunks(ex_, replay, schedule_, chunk_states);
+    }
+    float* dx_acc = ex_.template scratch<float>(act);
+    float* dzx = ex_.template scratch<float>(d.N * d.Wc);
+    float* dza = ex_.template scratch<float>(d.N * d.Wc);
+    float* a_param_term = ex_.template scratch<float>(d.N * d.Wc);
+    float* a_imag_term = io_.complex ? ex_.template scratch<float>(d.N * d.Wc) : nullptr;
+    const kernels::GradientElement<F, IO> element{g,        gates,        io_.exact_sqrt_gradient,
+                                                  x_scan,   {y_scan, scan_layout}, states,
+                                                  {h0, merged}, {dx_acc, merged}, dzx,
+                                                  dza,      a_param_term, a_imag_term,
+                                                  {dh0, merged}};
+    F* g_out = flags_.fused ? nullptr : ex_.template scratch<F>(d.N * d.Wc);
+    const kernels::GatedBackward<F, IO> backward{g, gates, flags_.fused, at, dy_scan, {dh_last, merged}, element, g_out};
+    kernels::run_affine_scan(ex_, backward, schedule_);
+    if (!flags_.fused) ex_.launch("gate gradients", per_element, kernels::GateGradients<F, IO, V>{element, g_out});
+
+    ex_.gemm("input gate weight gradient", weight_gradient(d, x32, dzx, dwx));
+    ex_.gemm("a gate weight gradient", weight_gradient(d, x32, dza, dwa));
+    ex_.gemm("input gate back-projection", back_projection(d, dzx, wx, dx_acc));
+    ex_.gemm("a gate back-projection", back_projection(d, dza, wa, dx_acc));
+    column_sum(ex_, "input gate bias gradient", d.N, d.Wc, dzx, nullptr, dbx);
+    column_sum(ex_, "a gate bias gradient", d.N, d.Wc, dza, nullptr, dba);
+    column_sum(ex_, "a_param gradient", d.N, d.Wc, a_param_term, a_param, d_a_param);
+    if (io_.complex) column_sum(ex_, "a_imag_param gradient", d.N, d.Wc, a_imag_term, nullptr, d_a_imag);
+    ex_.launch("store dx", Grid{(d.W + V - 1) / V, d.N, 1}, kernels::StoreActivation<IO, V>{d.W, dx_acc, dx});
+  }
+
+  //! Copies the outputs to the host arrays; call after ex.synchronize().
+  void download() {
+    ex_.download(y, act, io_.y, "y");
+    ex_.download(h_last, state, io_.h_last, "h_last");
+    ex_.download(dx, act, io_.dx, "dx");
+    ex_.download(dh0, state, io_.dh0, "dh0");
+    ex_.download(d_a_param, d.Wc, io_.d_a_param, "d_a_param");
+    if (io_.complex) ex_.download(d_a_imag, d.Wc, io_.d_a_imag_param, "d_a_imag_param");
+    ex_.download(dwx, weights, io_.d_input_gate_w, "d_input_gate_w");
+    ex_.download(dbx, d.Wc, io_.d_input_gate_b, "d_input_gate_b");
+    ex_.download(dwa, weights, io_.d_a_gate_w, "d_a_gate_w");
+    ex_.download(dba, d.Wc, io_.d_a_gate_b, "d_a_gate_b");
+  }
+
+ private:
+  static constexpr int V = Exec::lanes;
+
+  ActivationView<const IO> to_scan_layout(const char* name, const IO* merged_values) {
     if (!relayout) return {merged_values, merged};
-    IO* out = ex.template scratch<IO>(act);
-    ex.launch(name, per_element, kernels::Relayout<F, IO, V>{d.Wc, {merged_values, merged}, {out, scan_layout}});
+    IO* out = ex_.template scratch<IO>(act);
+    ex_.launch(name, per_element, kernels::Relayout<F, IO, V>{d.Wc, {merged_values, merged}, {out, scan_layout}});
     return {out, scan_layout};
-  };
-  const ActivationView<const IO> x_scan = to_scan_layout("interleave x", x);
+  }
+
+  // The run's context (trailing _), then the values the launch sequence uses, named as they were when
+  // run() was one function.
+  Exec& ex_;
+  const GatedArrays& io_;
+  const GatedFlags flags_;
+  const kernels::Schedule schedule_;
+  const Dims d;
+  const kernels::ScanGeometry& g;
+  const Grid per_element;
+  const ChannelLayout merged;
+  const bool relayout;
+  const ChannelLayout scan_layout;
+  const std::int64_t act = d.N * d.W, state = d.B * d.W, weights = d.H * d.K_in * d.K_out;
+
+  // Inputs and outputs (executor memory), set by the constructor.
+  const IO* x = nullptr;
+  const float* x32 = nullptr;
+  const std::int32_t* segment_pos = nullptr;
+  const float *h0 = nullptr, *a_param = nullptr, *a_imag = nullptr, *wx = nullptr, *bx = nullptr, *wa = nullptr,
+              *ba = nullptr;
+  const IO* dy = nullptr;
+  const float* dh_last = nullptr;
+  IO *y = nullptr, *dx = nullptr;
+  float *h_last = nullptr, *dh0 = nullptr, *d_a_param = nullptr, *d_a_imag = nullptr, *dwx = nullptr, *dbx = nullptr,
+        *dwa = nullptr, *dba = nullptr;
+
+  // What the forward leaves for the backward.
+  kernels::GateInputs<F> gates{};
+  ActivationView<const IO> x_scan{};
   F* at = nullptr;
   F* u = nullptr;
-  if (!flags.fused) {
-    at = ex.template scratch<F>(d.N * d.Wc);
-    u = ex.template scratch<F>(d.N * d.Wc);
-    ex.launch("gates", per_element, kernels::GateElementwise<F, IO, V>{gates, x_scan, at, u});
-  }
-  IO* y_scan = relayout ? ex.template scratch<IO>(act) : y;
-  const kernels::GatedForward<F, IO> forward{
-      g, gates, flags.fused, at, u, x_scan, {h0, merged}, {y_scan, scan_layout}, {h_last, merged}, nullptr};
-  F* chunk_states = flags.fused_write ? ex.template scratch<F>(kernels::chunk_state_count(g, schedule)) : nullptr;
-  kernels::run_affine_scan(ex, forward, schedule, chunk_states);
-  if (relayout)
-    ex.launch("merge y", per_element, kernels::Relayout<F, IO, V>{d.Wc, {y_scan, scan_layout}, {y, merged}});
+  IO* y_scan = nullptr;
+  kernels::GatedForward<F, IO> forward_{};
+  F* chunk_states = nullptr;
+};
 
-  // Backward.
-  const ActivationView<const IO> dy_scan = to_scan_layout("interleave dy", dy);
-  F* states = nullptr;
-  if (flags.fused_write) {
-    states = ex.template scratch<F>(d.N * d.Wc);
-    kernels::GatedForward<F, IO> replay = forward;
-    replay.states = states;
-    kernels::replay_chunks(ex, replay, schedule, chunk_states);
-  }
-  float* dx_acc = ex.template scratch<float>(act);
-  float* dzx = ex.template scratch<float>(d.N * d.Wc);
-  float* dza = ex.template scratch<float>(d.N * d.Wc);
-  float* a_param_term = ex.template scratch<float>(d.N * d.Wc);
-  float* a_imag_term = io.complex ? ex.template scratch<float>(d.N * d.Wc) : nullptr;
-  const kernels::GradientElement<F, IO> element{g,        gates,        io.exact_sqrt_gradient,
-                                                x_scan,   {y_scan, scan_layout}, states,
-                                                {h0, merged}, {dx_acc, merged}, dzx,
-                                                dza,      a_param_term, a_imag_term,
-                                                {dh0, merged}};
-  F* g_out = flags.fused ? nullptr : ex.template scratch<F>(d.N * d.Wc);
-  const kernels::GatedBackward<F, IO> backward{g, gates, flags.fused, at, dy_scan, {dh_last, merged}, element, g_out};
-  kernels::run_affine_scan(ex, backward, schedule);
-  if (!flags.fused) ex.launch("gate gradients", per_element, kernels::GateGradients<F, IO, V>{element, g_out});
-
-  ex.gemm("input gate weight gradient", weight_gradient(d, x32, dzx, dwx));
-  ex.gemm("a gate weight gradient", weight_gradient(d, x32, dza, dwa));
-  ex.gemm("input gate back-projection", back_projection(d, dzx, wx, dx_acc));
-  ex.gemm("a gate back-projection", back_projection(d, dza, wa, dx_acc));
-  column_sum(ex, "input gate bias gradient", d.N, d.Wc, dzx, nullptr, dbx);
-  column_sum(ex, "a gate bias gradient", d.N, d.Wc, dza, nullptr, dba);
-  column_sum(ex, "a_param gradient", d.N, d.Wc, a_param_term, a_param, d_a_param);
-  if (io.complex) column_sum(ex, "a_imag_param gradient", d.N, d.Wc, a_imag_term, nullptr, d_a_imag);
-  ex.launch("store dx", Grid{(d.W + V - 1) / V, d.N, 1}, kernels::StoreActivation<IO, V>{d.W, dx_acc, dx});
+//! Runs one case with field F (float or cfloat) and io storage IO: upload, forward, backward, download.
+template <class F, class IO, class Exec>
+void run(Exec& ex, const GatedArrays& io, const GatedFlags& flags, const kernels::Schedule& schedule) {
+  Passes<F, IO, Exec> passes(ex, io, flags, schedule);
+  passes.forward();
+  passes.backward();
   ex.synchronize();
-
-  ex.download(y, act, io.y, "y");
-  ex.download(h_last, state, io.h_last, "h_last");
-  ex.download(dx, act, io.dx, "dx");
-  ex.download(dh0, state, io.dh0, "dh0");
-  ex.download(d_a_param, d.Wc, io.d_a_param, "d_a_param");
-  if (io.complex) ex.download(d_a_imag, d.Wc, io.d_a_imag_param, "d_a_imag_param");
-  ex.download(dwx, weights, io.d_input_gate_w, "d_input_gate_w");
-  ex.download(dbx, d.Wc, io.d_input_gate_b, "d_input_gate_b");
-  ex.download(dwa, weights, io.d_a_gate_w, "d_a_gate_w");
-  ex.download(dba, d.Wc, io.d_a_gate_b, "d_a_gate_b");
+  passes.download();
 }
 
 }  // namespace gated_detail

@@ -68,12 +68,46 @@ struct GateTerms {
 //! e = expm1(log_a), r = 1 + e, q = -e (2 + e) (= 1 - r^2 without its cancellation).
 enum class DecayForm { separate, shared_sfu };
 
+//! The decay a = exp(log_a) e^{i phi} and q from the a-gate's sigma(za) = ga, under either form.
+template <class S, class F>
+struct DecayTerms {
+  S log_a, r, q;
+  F a;
+};
+
 template <class S, class F, DecayForm form = DecayForm::separate>
-SC_HD GateTerms<S, F> gate_terms(const S& zx, const S& za, const S& s, const S* a_imag, bool reset) {
+SC_HD DecayTerms<S, F> decay_terms(const S& ga, const S& s, const S* a_imag) {
   using std::cos;
   using std::exp;
   using std::expm1;
   using std::sin;
+  DecayTerms<S, F> d;
+  d.log_a = S(-8) * ga * s;
+  if constexpr (form == DecayForm::shared_sfu) {
+    const S e = expm1(d.log_a);
+    d.r = S(1) + e;
+    d.q = -(e * (S(2) + e));
+  } else {
+    d.r = exp(d.log_a);
+    d.q = -expm1(S(2) * d.log_a);
+  }
+  if constexpr (has_imaginary_v<F>) {
+    const S phi = *a_imag * ga;
+    d.a = F{d.r * cos(phi), d.r * sin(phi)};
+  } else {
+    d.a = d.r;
+  }
+  return d;
+}
+
+//! The decay alone (what a reverse scan needs of step t + 1): the same operations as gate_terms' a.
+template <class S, class F, DecayForm form = DecayForm::separate>
+SC_HD F gate_decay(const S& za, const S& s, const S* a_imag) {
+  return decay_terms<S, F, form>(sigmoid(za), s, a_imag).a;
+}
+
+template <class S, class F, DecayForm form = DecayForm::separate>
+SC_HD GateTerms<S, F> gate_terms(const S& zx, const S& za, const S& s, const S* a_imag, bool reset) {
   using std::sqrt;
   GateTerms<S, F> g;
   const auto sx = sigmoid_pair(zx), sa = sigmoid_pair(za);
@@ -81,21 +115,11 @@ SC_HD GateTerms<S, F> gate_terms(const S& zx, const S& za, const S& s, const S* 
   g.gx_minus = sx.of_minus_z;
   g.ga = sa.of_z;
   g.ga_minus = sa.of_minus_z;
-  g.log_a = S(-8) * g.ga * s;
-  if constexpr (form == DecayForm::shared_sfu) {
-    const S e = expm1(g.log_a);
-    g.r = S(1) + e;
-    g.q = -(e * (S(2) + e));
-  } else {
-    g.r = exp(g.log_a);
-    g.q = -expm1(S(2) * g.log_a);
-  }
-  if constexpr (has_imaginary_v<F>) {
-    const S phi = *a_imag * g.ga;
-    g.a = F{g.r * cos(phi), g.r * sin(phi)};
-  } else {
-    g.a = g.r;
-  }
+  const DecayTerms<S, F> d = decay_terms<S, F, form>(g.ga, s, a_imag);
+  g.log_a = d.log_a;
+  g.r = d.r;
+  g.q = d.q;
+  g.a = d.a;
   g.m = reset ? S(1) : sqrt(g.q);
   return g;
 }

@@ -9,12 +9,26 @@
 #include <string>
 
 #include "backends/backend.hpp"
+#include "backends/cuda/cublas_library.hpp"
 #include "backends/cuda/device.hpp"
 #include "core/error.hpp"
 #include "core/generate.hpp"
 
 namespace scancheck {
 namespace {
+
+// cuBLAS is opened on first use rather than linked (half a second of start-up per process otherwise): the
+// library of the toolkit we compiled against must be found and export every entry point we call. Needs no
+// device: loading the library does not touch one.
+TEST(CudaExecutor, CublasIsFoundOnFirstUse) {
+  const backends::CublasLibrary& lib = backends::cublas_library();
+  EXPECT_NE(lib.create, nullptr);
+  EXPECT_NE(lib.destroy, nullptr);
+  EXPECT_NE(lib.set_math_mode, nullptr);
+  EXPECT_NE(lib.sgemm_strided_batched, nullptr);
+  ASSERT_NE(lib.status_string, nullptr);
+  EXPECT_GT(std::string(lib.status_string(CUBLAS_STATUS_NOT_INITIALIZED)).size(), 0u);
+}
 
 TEST(CudaExecutor, CudaExecutorIsBuilt) {
   const auto executors = built_executors();

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <bit>
+#include <cmath>
 #include <cstdint>
 
 #include "backends/kernels/numeric.hpp"
@@ -31,6 +32,40 @@ TEST(GateMath, KernelFieldTypeGivesTheReferenceFloat32ValuesBitwise) {
         << "zx " << zx << " za " << za;
     ASSERT_TRUE(same(k.log_a, r.log_a) && same(k.r, r.r) && same(k.q, r.q) && same(k.m, r.m)) << "za " << za;
     ASSERT_TRUE(same(k.a.re, r.a.re) && same(k.a.im, r.a.im)) << "za " << za << " imag " << imag;
+  }
+}
+
+TEST(GateMath, DecayAloneIsTheDecayOfTheFullTermsBitwise) {
+  // The reverse scans take at_{t+1} from gate_decay; it must be the forward's decay to the bit.
+  const CounterRng rng(4);
+  for (std::uint64_t i = 0; i < 20000; ++i) {
+    const float za = static_cast<float>(rng.normal(1, i) * 12);
+    const float s = ref::softplus(static_cast<float>(rng.uniform(2, i, -25, 25)));
+    const float imag = static_cast<float>(rng.uniform(3, i, 0, 3.14159));
+    const auto full = ref::gate_terms<float, kernels::cfloat>(0.5f, za, s, &imag, false);
+    const auto alone = ref::gate_decay<float, kernels::cfloat>(za, s, &imag);
+    ASSERT_TRUE(same(full.a.re, alone.re) && same(full.a.im, alone.im)) << "za " << za;
+    const auto full_sfu = ref::gate_terms<float, kernels::cfloat, ref::DecayForm::shared_sfu>(0.5f, za, s, &imag, false);
+    const auto alone_sfu = ref::gate_decay<float, kernels::cfloat, ref::DecayForm::shared_sfu>(za, s, &imag);
+    ASSERT_TRUE(same(full_sfu.a.re, alone_sfu.re) && same(full_sfu.a.im, alone_sfu.im)) << "za " << za;
+    ASSERT_TRUE(same(ref::gate_decay<float, float>(za, s, nullptr), ref::gate_terms<float, float>(0.5f, za, s, nullptr, false).a));
+  }
+}
+
+TEST(GateMath, SharedSfuFormIsAsAccurateAsTheSeparateOne) {
+  // q = -e (2 + e) against the double evaluation: a few float32 ulps in every regime of l, including decays
+  // within 1e-8 of 1 (where 1 - |a|^2 would cancel). |a| = 1 + expm1(l) is accurate relative to 1, not to
+  // |a|: for fast decays (l below about -17) e rounds to -1 and |a| to 0 instead of exp(l) < 4e-8; an
+  // absolute error below 2^-24, which the state's own rounding already makes.
+  const CounterRng rng(5);
+  for (std::uint64_t i = 0; i < 20000; ++i) {
+    const float za = static_cast<float>(rng.normal(1, i) * 8);
+    const float s = ref::softplus(static_cast<float>(rng.uniform(2, i, -30, 10)));
+    const auto sfu = ref::gate_terms<float, float, ref::DecayForm::shared_sfu>(0.0f, za, s, nullptr, false);
+    const auto exact = ref::gate_terms<double, double>(0.0, za, s, nullptr, false);
+    const double err_r = std::abs(sfu.r - exact.r), rel_q = std::abs(sfu.q - exact.q) / exact.q;
+    ASSERT_LT(err_r, 4 * 0x1p-24 * exact.r + 0x1p-24) << "za " << za << " s " << s;
+    ASSERT_LT(rel_q, 8 * 0x1p-24) << "za " << za << " s " << s << " q " << exact.q;
   }
 }
 

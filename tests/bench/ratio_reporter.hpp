@@ -5,6 +5,8 @@
 //! out is not printed.
 #pragma once
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <map>
 #include <string>
@@ -26,7 +28,10 @@ struct Ratio {
 
 class RatioReporter : public benchmark::ConsoleReporter {
  public:
-  explicit RatioReporter(std::vector<Ratio> ratios) : ratios_(std::move(ratios)) {}
+  //! Colour only on a terminal (a reporter passed to RunSpecifiedBenchmarks ignores --benchmark_color), so
+  //! that `grep '^ratio'` works on piped output.
+  explicit RatioReporter(std::vector<Ratio> ratios)
+      : ConsoleReporter(isatty(fileno(stdout)) ? OO_ColorTabular : OO_Tabular), ratios_(std::move(ratios)) {}
 
   void ReportRuns(const std::vector<Run>& runs) override {
     for (const Run& r : runs) times_[r.benchmark_name()] = r.GetAdjustedRealTime();

@@ -41,8 +41,14 @@ struct GateInputs {
     if (shared_sfu) return ref::gate_terms<float, F, ref::DecayForm::shared_sfu>(x, a, softplus_a[c], imag, reset(row));
     return ref::gate_terms<float, F>(x, a, softplus_a[c], imag, reset(row));
   }
-  //! The decay actually used: zero at a reset.
-  SC_HD F decay(std::int64_t row, std::int64_t c) const { return reset(row) ? zero<F>() : terms(row, c).a; }
+  //! The decay actually used: zero at a reset. Bitwise terms(row, c).a, at a third of the cost.
+  SC_HD F decay(std::int64_t row, std::int64_t c) const {
+    if (reset(row)) return zero<F>();
+    const float a = za[row * channels + c] + ba[c];
+    const float* imag = a_imag ? a_imag + c : nullptr;
+    if (shared_sfu) return ref::gate_decay<float, F, ref::DecayForm::shared_sfu>(a, softplus_a[c], imag);
+    return ref::gate_decay<float, F>(a, softplus_a[c], imag);
+  }
 };
 
 //! u = x gx m, in the reference's order.
