@@ -64,8 +64,8 @@ struct GateTerms {
 };
 
 //! How |a| and q are derived from log_a. `separate` is the spec's: r = exp(log_a), q = -expm1(2 log_a).
-//! `shared_sfu` is the kernels' variant that spends one special-function evaluation on both:
-//! e = expm1(log_a), r = 1 + e, q = -e (2 + e) (= 1 - r^2 without its cancellation).
+//! `shared_sfu` is the kernels' variant that spends one special-function evaluation on both: e = |a| - 1
+//! from expm1 or exp (whichever keeps its accuracy), q = -e (2 + e) (= 1 - |a|^2 without its cancellation).
 enum class DecayForm { separate, shared_sfu };
 
 //! The decay a = exp(log_a) e^{i phi} and q from the a-gate's sigma(za) = ga, under either form.
@@ -84,8 +84,17 @@ SC_HD DecayTerms<S, F> decay_terms(const S& ga, const S& s, const S* a_imag) {
   DecayTerms<S, F> d;
   d.log_a = S(-8) * ga * s;
   if constexpr (form == DecayForm::shared_sfu) {
-    const S e = expm1(d.log_a);
-    d.r = S(1) + e;
+    // One exponential either way: near |a| = 1 from expm1 (|a| = 1 + e >= 1/2 is then accurate), below
+    // 1/2 from exp (e = |a| - 1 <= -1/2 is then accurate), so both |a| and q keep their relative accuracy.
+    // 1 + expm1(l) alone would round |a| to 0 for l below about -17 (a y of 0 where 1e-13 is exact).
+    S e;
+    if (value_of(d.log_a) > -0.6931471805599453) {
+      e = expm1(d.log_a);
+      d.r = S(1) + e;
+    } else {
+      d.r = exp(d.log_a);
+      e = d.r - S(1);
+    }
     d.q = -(e * (S(2) + e));
   } else {
     d.r = exp(d.log_a);

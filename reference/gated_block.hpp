@@ -21,6 +21,7 @@
 #include "reference/complex.hpp"
 #include "reference/gate_math.hpp"
 #include "reference/gate_projection.hpp"
+#include "reference/io_storage.hpp"
 #include "reference/scalar.hpp"
 
 namespace scancheck::ref {
@@ -39,6 +40,7 @@ struct GatedBlockInputs {
   std::vector<S> bx, ba;             // [K_out]
   std::vector<F> dy;                 // [L, K_out]
   std::vector<F> dh_last;            // [K_out], empty when absent
+  bool bf16_storage = false;         // y is stored in bfloat16: the backward reads h_{t-1} rounded
 };
 
 template <class S, class F>
@@ -132,7 +134,8 @@ GatedBlockGrads<S, F> gated_backward(const GatedBlockInputs<S, F>& in, const Gat
       const std::int64_t i = t * K + j;
       const auto gt = fw.terms.empty() ? gate_terms<S, F>(fw.zx[i], fw.za[i], s[j], imag_param(in, j), reset)
                                        : fw.terms[i];
-      const F* prev = t > 0 ? &fw.h[i - K] : (in.h0.empty() ? nullptr : &in.h0[j]);
+      const F stored_prev = t > 0 ? read_back(fw.h[i - K], in.bf16_storage) : F(0);
+      const F* prev = t > 0 ? &stored_prev : (in.h0.empty() ? nullptr : &in.h0[j]);
       const auto lg = local_gradients<S, F>(gt, g[i], in.x_direct[i], prev, s[j], imag_param(in, j), reset,
                                             in.sqrt_gradient == SqrtGradient::exact);
       gr.dx_direct[i] = lg.dx_direct;

@@ -62,6 +62,7 @@ ScanBlockInputs<F> gather_scan_block(const Case& c, std::int64_t b, std::int64_t
   in.dh = read_channels<F>(c.at("dh"), b * s.length, s.length, c0, Kc, Wc);
   in.h0 = read_optional_state<F>(c, "h0", b, c0, Kc, Wc);
   in.dh_last = read_optional_state<F>(c, "dh_last", b, c0, Kc, Wc);
+  in.bf16_storage = c.io_dtype == DType::bfloat16;
   return in;
 }
 
@@ -92,6 +93,7 @@ GatedBlockInputs<S, F> gather_gated_block(const Case& c, std::int64_t b, std::in
   in.inputs = Ki;
   in.channels = K;
   in.sqrt_gradient = c.sqrt_gradient;
+  in.bf16_storage = c.io_dtype == DType::bfloat16;
   in.x_gate = read_channels<S>(c.at("x"), b * L, L, h * Ki, Ki, 0);
   in.x_direct = read_channels<F>(c.at("x"), b * L, L, h * K, K, Wc);
   in.reset.resize(L);

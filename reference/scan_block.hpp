@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "reference/affine_scan.hpp"
+#include "reference/io_storage.hpp"
 
 namespace scancheck::ref {
 
@@ -19,6 +20,7 @@ struct ScanBlockInputs {
   std::vector<F> a, b, dh;   // [L, K]
   std::vector<F> h0;         // [K], empty when the case has none
   std::vector<F> dh_last;    // [K], empty when the case has none
+  bool bf16_storage = false; // h is stored in bfloat16: the backward reads it rounded (io_storage.hpp)
 };
 
 template <class F>
@@ -44,7 +46,7 @@ ScanBlockOutputs<F> scan_block(const ScanBlockInputs<F>& in) {
     for (std::int64_t t = 0; t < L; ++t) {
       const std::int64_t i = t * K + k;
       if (t > 0)
-        out.da[i] = out.db[i] * conj(out.h[i - K]);
+        out.da[i] = out.db[i] * conj(read_back(out.h[i - K], in.bf16_storage));
       else
         out.da[i] = in.h0.empty() ? F(0) : out.db[i] * conj(in.h0[k]);  // no state: a_0 multiplies nothing
     }

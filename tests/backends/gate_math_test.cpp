@@ -53,19 +53,23 @@ TEST(GateMath, DecayAloneIsTheDecayOfTheFullTermsBitwise) {
 }
 
 TEST(GateMath, SharedSfuFormIsAsAccurateAsTheSeparateOne) {
-  // q = -e (2 + e) against the double evaluation: a few float32 ulps in every regime of l, including decays
-  // within 1e-8 of 1 (where 1 - |a|^2 would cancel). |a| = 1 + expm1(l) is accurate relative to 1, not to
-  // |a|: for fast decays (l below about -17) e rounds to -1 and |a| to 0 instead of exp(l) < 4e-8; an
-  // absolute error below 2^-24, which the state's own rounding already makes.
+  // |a| and q = -e (2 + e) against the double evaluation: a few float32 ulps, relative, in every regime of
+  // l: decays within 1e-8 of 1 (where 1 - |a|^2 would cancel) and fast decays (where 1 + expm1(l) alone
+  // would round |a| to 0: the tolerance policy caught y = 0 for an exact 1e-13 in the extreme regime).
   const CounterRng rng(5);
   for (std::uint64_t i = 0; i < 20000; ++i) {
     const float za = static_cast<float>(rng.normal(1, i) * 8);
     const float s = ref::softplus(static_cast<float>(rng.uniform(2, i, -30, 10)));
     const auto sfu = ref::gate_terms<float, float, ref::DecayForm::shared_sfu>(0.0f, za, s, nullptr, false);
+    const auto separate = ref::gate_terms<float, float>(0.0f, za, s, nullptr, false);
     const auto exact = ref::gate_terms<double, double>(0.0, za, s, nullptr, false);
-    const double err_r = std::abs(sfu.r - exact.r), rel_q = std::abs(sfu.q - exact.q) / exact.q;
-    ASSERT_LT(err_r, 4 * 0x1p-24 * exact.r + 0x1p-24) << "za " << za << " s " << s;
-    ASSERT_LT(rel_q, 8 * 0x1p-24) << "za " << za << " s " << s << " q " << exact.q;
+    // Within twice the separate form's error plus 2 ulps: exp amplifies log_a's own rounding by |log_a|, so
+    // neither form is a fixed number of ulps from exact for fast decays.
+    const auto within = [&](float got, float sep, double want) {
+      return std::abs(got - want) <= 2 * std::abs(sep - want) + 2 * 0x1p-24 * std::abs(want);
+    };
+    ASSERT_TRUE(within(sfu.r, separate.r, exact.r)) << "za " << za << " s " << s << " r " << sfu.r << " vs " << exact.r;
+    ASSERT_TRUE(within(sfu.q, separate.q, exact.q)) << "za " << za << " s " << s << " q " << sfu.q << " vs " << exact.q;
   }
 }
 

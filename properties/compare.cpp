@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "properties/compare.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+
+namespace scancheck {
+namespace {
+
+//! Binary floating-point formats by significand bits p (with the hidden bit) and minimum normal exponent.
+struct Format {
+  int p, emin, emax;
+};
+constexpr Format format_of(DType d) { return d == DType::float32 ? Format{24, -126, 127} : Format{8, -126, 127}; }
+
+//! The spacing of the format at x's binade (the subnormal spacing below the normal range).
+double ulp_at(double x, Format f) {
+  const int e = x == 0 ? f.emin : std::max(std::ilogb(x), f.emin);
+  return std::ldexp(1.0, e - (f.p - 1));
+}
+
+//! Round-to-nearest-even of x to the format (infinity beyond its largest finite value).
+double round_to_format(double x, Format f) {
+  if (!std::isfinite(x) || x == 0) return x;
+  const double q = ulp_at(x, f);
+  const double r = std::nearbyint(x / q) * q;  // x / q and the product are exact scalings by powers of two
+  const double largest = std::ldexp(2.0 - std::ldexp(1.0, 1 - f.p), f.emax);
+  return std::abs(r) > largest ? std::copysign(std::numeric_limits<double>::infinity(), r) : r;
+}
+
+enum class Class { finite, nan, plus_inf, minus_inf };
+Class class_of(double x) {
+  if (std::isnan(x)) return Class::nan;
+  if (std::isinf(x)) return x > 0 ? Class::plus_inf : Class::minus_inf;
+  return Class::finite;
+}
+
+double percentile(std::vector<double>& v, double p) {
+  if (v.empty()) return 0;
+  const auto k = static_cast<std::ptrdiff_t>(std::ceil(p * static_cast<double>(v.size()))) - 1;
+  const auto at = v.begin() + std::clamp<std::ptrdiff_t>(k, 0, static_cast<std::ptrdiff_t>(v.size()) - 1);
+  std::nth_element(v.begin(), at, v.end());
+  return *at;
+}
+
+}  // namespace
+
+double ulp_error(double got, double exact, DType dtype) {
+  if (!std::isfinite(got) || !std::isfinite(exact)) return std::numeric_limits<double>::quiet_NaN();
+  const Format f = format_of(dtype);
+  const double r = round_to_format(exact, f);
+  if (!std::isfinite(r)) return got == r ? 0 : std::numeric_limits<double>::infinity();
+  return std::abs(got - r) / ulp_at(r, f);
+}
+
+TensorMetrics compare_tensor(const TensorComparison& in) {
+  const Tensor<float>& got = *in.got;
+  const Tensor<double>& exact = *in.exact;
+  if (got.dims() != exact.dims())
+    throw InputError(fmt::format("{}: shape {} does not match the reference's {}", in.name, to_string(got.dims()),
+                                 to_string(exact.dims())));
+  TensorMetrics m;
+  m.name = in.name;
+  m.dtype = in.dtype;
+  std::vector<double> ulps;
+  ulps.reserve(static_cast<std::size_t>(got.size()));
+  double worst_key = -1, baseline_abs = 0;
+  bool any_bounded = false;
+  for (std::int64_t i = 0; i < got.size(); ++i) {
+    if (in.covered && (*in.covered)[i] == 0) continue;
+    ++m.compared;
+    const double g = got[i], x = exact[i];
+    const double bound = in.bound ? (*in.bound)[i] : 0;
+    if (in.bound && !std::isfinite(bound)) {
+      ++m.unbounded;  // float32 evaluation is not bounded here: not judged, whatever it gave
+      continue;
+    }
+    if (class_of(g) != class_of(x)) {
+      if (m.nonfinite_mismatches++ == 0) m.first_nonfinite = i;
+      continue;
+    }
+    if (!std::isfinite(x)) continue;  // the same NaN or infinity on both sides
+    const double err = std::abs(g - x);
+    m.max_exact = std::max(m.max_exact, std::abs(x));
+    m.max_abs = std::max(m.max_abs, err);
+    if (x != 0) m.max_rel = std::max(m.max_rel, err / std::abs(x));
+    const double ulp = ulp_error(g, x, in.dtype);
+    ulps.push_back(ulp);
+    double key = ulp;
+    if (in.bound) {
+      const double ratio = err == 0 ? 0 : bound == 0 ? std::numeric_limits<double>::infinity() : err / bound;
+      m.bound_ratio = std::max(m.bound_ratio.value_or(0), ratio);
+      any_bounded = true;
+      key = ratio;
+    }
+    if (in.baseline && std::isfinite((*in.baseline)[i]))
+      baseline_abs = std::max(baseline_abs, std::abs(static_cast<double>((*in.baseline)[i]) - x));
+    if (key > worst_key) {
+      worst_key = key;
+      m.worst = {i, index_string(got.dims(), i), g, x, bound, ulp};
+    }
+  }
+  if (in.bound && !any_bounded) m.bound_ratio.reset();
+  m.ulp_p50 = percentile(ulps, 0.50);
+  m.ulp_p90 = percentile(ulps, 0.90);
+  m.ulp_p99 = percentile(ulps, 0.99);
+  m.ulp_max = ulps.empty() ? 0 : *std::max_element(ulps.begin(), ulps.end());
+  if (in.baseline) {
+    m.baseline_abs = baseline_abs;
+    if (baseline_abs > 0) m.baseline_ratio = m.max_abs / baseline_abs;
+    else if (m.max_abs > 0) m.baseline_ratio = std::numeric_limits<double>::infinity();
+  }
+  return m;
+}
+
+DType stored_dtype(const Case& c, const std::string& output) {
+  for (const TensorSpec& spec : tensor_layout(c.architecture, c.shape, TensorRole::output))
+    if (spec.name == output) return spec.precision == TensorPrecision::io ? c.io_dtype : DType::float32;
+  throw InputError(fmt::format("'{}' is not an output of {}", output, to_string(c.architecture)));
+}
+
+}  // namespace scancheck

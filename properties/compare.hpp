@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: Apache-2.0
+//! @file
+//! Comparison of a backend's outputs with the exact reference (harness.md, "Comparison and tolerance"):
+//! per output tensor, the error metrics a tolerance policy (policy.hpp) turns into a verdict.
+//!
+//!   abs / rel        max |got - exact|, and max |got - exact| / |exact| over elements with exact != 0
+//!   ulp              |got - rn(exact)| in ulps of rn(exact)'s binade in the tensor's dtype, where rn is
+//!                    round-to-nearest-even to that dtype: a correctly rounded output scores 0; p50, p90,
+//!                    p99 and max over the compared elements
+//!   bound ratio      max |got - exact| / bound, the reference's first-order bound on a float32 sequential
+//!                    evaluation. Elements with an infinite bound (float32 cannot be trusted there, e.g.
+//!                    q underflowing under the exact sqrt convention) are counted apart and not compared.
+//!   baseline ratio   max |got - exact| / max |baseline - exact|, the baseline being the same-precision
+//!                    `sequential` backend on the same case (FlashAttention's rule)
+//!   non-finite       elements where got and exact disagree on being NaN, +Inf or -Inf
+//! and the worst element: the one with the largest bound ratio (largest ulp error without bounds), with
+//! its index (b, t, w) and both values. Elements a sampled reference did not compute are skipped.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/case.hpp"
+#include "core/dtype.hpp"
+#include "core/tensor.hpp"
+
+namespace scancheck {
+
+struct WorstElement {
+  std::int64_t index = -1;  //!< flat index, -1 when nothing was compared
+  std::string at;           //!< "[b, t, w]"
+  double got = 0, exact = 0, bound = 0, ulp = 0;
+};
+
+struct TensorMetrics {
+  std::string name;
+  DType dtype = DType::float32;  //!< the dtype the tensor is stored in (io dtype or float32)
+  std::int64_t compared = 0;     //!< elements compared (covered by the reference)
+  double max_abs = 0, max_rel = 0;
+  double ulp_p50 = 0, ulp_p90 = 0, ulp_p99 = 0, ulp_max = 0;
+  double max_exact = 0;                      //!< max |exact|: the tensor's scale
+  std::optional<double> bound_ratio;         //!< absent without bounds
+  std::int64_t unbounded = 0;                //!< elements whose bound is infinite (not compared)
+  std::optional<double> baseline_abs;        //!< max |baseline - exact|, absent without a baseline
+  std::optional<double> baseline_ratio;      //!< max_abs / baseline_abs (absent when both are 0)
+  std::int64_t nonfinite_mismatches = 0;
+  std::int64_t first_nonfinite = -1;         //!< flat index of the first one
+  WorstElement worst;
+};
+
+//! Distance of `got` from the correctly rounded `exact` in ulps of the dtype at rn(exact) (NaN when either
+//! is not finite).
+double ulp_error(double got, double exact, DType dtype);
+
+//! Inputs of one tensor's comparison; pointers are optional (nullptr: not available).
+struct TensorComparison {
+  std::string name;
+  DType dtype = DType::float32;
+  const Tensor<float>* got = nullptr;
+  const Tensor<double>* exact = nullptr;
+  const Tensor<double>* bound = nullptr;
+  const Tensor<std::uint8_t>* covered = nullptr;
+  const Tensor<float>* baseline = nullptr;
+};
+
+TensorMetrics compare_tensor(const TensorComparison&);
+
+//! The dtype each output of `c` is stored in (tensor_layout: io tensors in the case's io dtype).
+DType stored_dtype(const Case& c, const std::string& output);
+
+}  // namespace scancheck

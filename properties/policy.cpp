@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "properties/policy.hpp"
+
+#include <cmath>
+#include <fstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+
+namespace scancheck {
+
+nlohmann::json TolerancePolicy::to_json() const {
+  return {{"bound_factor", bound_factor},
+          {"baseline_factor", baseline_factor},
+          {"baseline_slack_ulps", baseline_slack_ulps}};
+}
+
+TolerancePolicy TolerancePolicy::from_json(const nlohmann::json& j, const std::string& source) {
+  if (!j.is_object()) throw InputError(fmt::format("{}: a policy is a JSON object", source));
+  TolerancePolicy p;
+  for (const auto& [key, value] : j.items()) {
+    double* field = key == "bound_factor"          ? &p.bound_factor
+                    : key == "baseline_factor"     ? &p.baseline_factor
+                    : key == "baseline_slack_ulps" ? &p.baseline_slack_ulps
+                                                   : nullptr;
+    if (!field)
+      throw InputError(fmt::format("{}: unknown policy field '{}' (expected bound_factor, baseline_factor, "
+                                   "baseline_slack_ulps)", source, key));
+    if (!value.is_number() || !std::isfinite(value.get<double>()) || value.get<double>() < 0)
+      throw InputError(fmt::format("{}: policy field '{}' must be a finite number >= 0", source, key));
+    *field = value.get<double>();
+  }
+  return p;
+}
+
+TolerancePolicy TolerancePolicy::load(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(fmt::format("{}: cannot read the policy file", path.string()));
+  nlohmann::json j;
+  try {
+    in >> j;
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(fmt::format("{}: not JSON ({})", path.string(), e.what()));
+  }
+  return from_json(j, path.string());
+}
+
+TensorVerdict judge(const TensorMetrics& m, const TolerancePolicy& p) {
+  TensorVerdict v;
+  const auto fail = [&](std::string why) {
+    v.pass = false;
+    v.reasons.push_back(fmt::format("{}: {}", m.name, why));
+  };
+  if (m.nonfinite_mismatches > 0)
+    fail(fmt::format("{} elements disagree with the reference on NaN/Inf", m.nonfinite_mismatches));
+  if (m.bound_ratio && *m.bound_ratio > p.bound_factor)
+    fail(fmt::format("error {:.3g} bounds at {} (got {:.9g}, exact {:.9g}, bound {:.3g}); allowed {:g}",
+                     *m.bound_ratio, m.worst.at, m.worst.got, m.worst.exact, m.worst.bound, p.bound_factor));
+  if (m.baseline_abs) {
+    const double slack = p.baseline_slack_ulps * unit_roundoff(m.dtype) * 2 * m.max_exact;
+    const double allowed = p.baseline_factor * *m.baseline_abs + slack;
+    if (m.max_abs > allowed)
+      fail(fmt::format("max error {:.3g} is {:.3g}x the sequential baseline's {:.3g}; allowed {:g}x + {:g} ulps "
+                       "({:.3g})", m.max_abs, m.baseline_ratio.value_or(0), *m.baseline_abs, p.baseline_factor,
+                       p.baseline_slack_ulps, allowed));
+  }
+  return v;
+}
+
+}  // namespace scancheck

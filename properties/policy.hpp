@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: Apache-2.0
+//! @file
+//! The tolerance policy: turns a tensor's metrics (compare.hpp) into a verdict. A tensor passes when
+//!   1. no element disagrees with the reference on being NaN or infinite (where the reference's bound is
+//!      finite: elsewhere float32 cannot be judged and the element is not compared);
+//!   2. every element is within bound_factor times its own error bound (the reference's first-order bound
+//!      on a float32 sequential evaluation; schedules, GEMMs and io-dtype state reads round differently,
+//!      so the bound is a scale and the factor is measured: docs/tolerance.md);
+//!   3. its largest error is at most baseline_factor times the same-precision `sequential` backend's on
+//!      the same case, plus baseline_slack_ulps ulps of the tensor's dtype at the tensor's scale
+//!      (FlashAttention's rule; the slack keeps exact or near-exact baselines from failing rounding noise).
+//! A run passes when every tensor does. Policies are JSON files; every field is optional and defaults to
+//! the constants below.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "properties/compare.hpp"
+
+namespace scancheck {
+
+struct TolerancePolicy {
+  double bound_factor = 4;
+  double baseline_factor = 2;
+  double baseline_slack_ulps = 8;
+
+  nlohmann::json to_json() const;
+  //! Throws InputError naming the field for unknown keys, wrong types, negative or non-finite values.
+  static TolerancePolicy from_json(const nlohmann::json&, const std::string& source);
+  static TolerancePolicy load(const std::filesystem::path&);
+};
+
+struct TensorVerdict {
+  bool pass = true;
+  std::vector<std::string> reasons;  //!< one line per failed rule, with the numbers
+};
+
+TensorVerdict judge(const TensorMetrics&, const TolerancePolicy&);
+
+}  // namespace scancheck
