@@ -17,5 +17,7 @@ void add_make_case(CLI::App& app, Action& action);
 void add_reference(CLI::App& app, Action& action);
 void add_list(CLI::App& app, Action& action);
 void add_run(CLI::App& app, Action& action);
+void add_check(CLI::App& app, Action& action);
+void add_verify(CLI::App& app, Action& action);
 
 }  // namespace scancheck::cli

@@ -18,6 +18,8 @@ int main(int argc, char** argv) {
   scancheck::cli::add_reference(app, action);
   scancheck::cli::add_list(app, action);
   scancheck::cli::add_run(app, action);
+  scancheck::cli::add_check(app, action);
+  scancheck::cli::add_verify(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "properties/differential.hpp"
+
+#include <fnmatch.h>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+
+namespace scancheck {
+
+std::vector<std::string> BackendResult::reasons() const {
+  std::vector<std::string> out;
+  if (!error.empty()) out.push_back(error);
+  for (const std::string& name : missing) out.push_back(fmt::format("{}: missing from the outputs", name));
+  for (const TensorResult& t : tensors)
+    out.insert(out.end(), t.verdict.reasons.begin(), t.verdict.reasons.end());
+  return out;
+}
+
+ReferenceResult reference_with_bounds(const Case& c, int threads) {
+  ReferenceOptions options;
+  options.threads = threads;
+  options.bounds = true;
+  return compute_reference(c, options);
+}
+
+BackendResult judge_outputs(std::string name, const Case& c, const Outputs& got, const ReferenceResult& reference,
+                            const Outputs* baseline, const TolerancePolicy& policy) {
+  BackendResult r;
+  r.backend = std::move(name);
+  for (const TensorSpec& spec : tensor_layout(c.architecture, c.shape, TensorRole::output)) {
+    const auto it = got.find(spec.name);
+    if (it == got.end()) {
+      r.missing.push_back(spec.name);
+      r.pass = false;
+      continue;
+    }
+    TensorComparison in;
+    in.name = spec.name;
+    in.dtype = stored_dtype(c, spec.name);
+    in.got = &it->second;
+    in.exact = &reference.values.at(spec.name);
+    if (const auto b = reference.bounds.find(spec.name); b != reference.bounds.end()) in.bound = &b->second;
+    if (const auto cv = reference.covered.find(spec.name); cv != reference.covered.end()) in.covered = &cv->second;
+    if (baseline) in.baseline = &baseline->at(spec.name);
+    TensorResult t{compare_tensor(in), {}};
+    t.verdict = judge(t.metrics, policy);
+    r.pass = r.pass && t.verdict.pass;
+    r.tensors.push_back(std::move(t));
+  }
+  return r;
+}
+
+const BackendInfo& baseline_backend(const Case& c) {
+  return find_backend(fmt::format("{}/sequential@{}", to_string(c.architecture), dtype_token(c.io_dtype)));
+}
+
+std::vector<BackendResult> check_backends(const Case& c, const std::vector<const BackendInfo*>& backends,
+                                          Executor executor, const ReferenceResult& reference,
+                                          const TolerancePolicy& policy) {
+  const Outputs baseline = run_backend(baseline_backend(c), c, Executor::host);
+  std::vector<BackendResult> results;
+  for (const BackendInfo* b : backends) {
+    try {
+      results.push_back(judge_outputs(b->name, c, run_backend(*b, c, executor), reference, &baseline, policy));
+    } catch (const BackendError& e) {
+      BackendResult failed;
+      failed.backend = b->name;
+      failed.pass = false;
+      failed.error = e.what();
+      results.push_back(std::move(failed));
+    }
+  }
+  return results;
+}
+
+std::vector<const BackendInfo*> match_backends(std::string_view glob) {
+  const std::string pattern(glob);
+  std::vector<const BackendInfo*> out;
+  for (const BackendInfo& b : registry())
+    if (fnmatch(pattern.c_str(), b.name.c_str(), 0) == 0) out.push_back(&b);
+  if (out.empty()) throw InputError(fmt::format("no backend matches '{}' (scancheck list shows every backend)", glob));
+  return out;
+}
+
+std::string format_result(const BackendResult& r) {
+  std::string s = fmt::format("{}: {}\n", r.backend, r.pass ? "PASS" : "FAIL");
+  if (!r.error.empty()) return s + "  " + r.error + "\n";
+  s += fmt::format("  {:<16} {:>10} {:>10} {:>8} {:>8} {:>9} {:>9} {:>9}  {}\n", "tensor", "max abs", "max rel",
+                   "ulp p50", "ulp p99", "ulp max", "bound x", "base x", "verdict");
+  const auto opt = [](const std::optional<double>& v) { return v ? fmt::format("{:.3g}", *v) : std::string("-"); };
+  for (const TensorResult& t : r.tensors) {
+    const TensorMetrics& m = t.metrics;
+    s += fmt::format("  {:<16} {:>10.3g} {:>10.3g} {:>8.3g} {:>8.3g} {:>9.3g} {:>9} {:>9}  {}\n", m.name, m.max_abs,
+                     m.max_rel, m.ulp_p50, m.ulp_p99, m.ulp_max, opt(m.bound_ratio), opt(m.baseline_ratio),
+                     t.verdict.pass ? "pass" : "FAIL");
+  }
+  for (const std::string& why : r.reasons()) s += "  " + why + "\n";
+  return s;
+}
+
+}  // namespace scancheck

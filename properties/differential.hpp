@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: Apache-2.0
+//! @file
+//! One case against one or many backends: the reference (with its error bounds) computed once, the
+//! same-precision `sequential` baseline run once, every backend run and each of its output tensors compared
+//! (compare.hpp) and judged (policy.hpp). What `scancheck check`, `verify` and `fuzz`, the property tests
+//! and the mutation test share.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "backends/backend.hpp"
+#include "properties/compare.hpp"
+#include "properties/policy.hpp"
+#include "reference/reference.hpp"
+
+namespace scancheck {
+
+struct TensorResult {
+  TensorMetrics metrics;
+  TensorVerdict verdict;
+};
+
+struct BackendResult {
+  std::string backend;                //!< a backend name, or "candidate" for verify
+  bool pass = true;
+  std::string error;                  //!< the run failed (BackendError): the message; no tensors then
+  std::vector<std::string> missing;   //!< outputs the reference has and the run did not produce
+  std::vector<TensorResult> tensors;  //!< in tensor_layout order
+  std::vector<std::string> reasons() const;  //!< every failed rule and missing tensor, one line each
+};
+
+//! The reference of `c` with bounds, on `threads` threads (0: all).
+ReferenceResult reference_with_bounds(const Case& c, int threads = 0);
+
+//! Judges `got` against the reference and (when given) the baseline's outputs on the same case.
+BackendResult judge_outputs(std::string name, const Case& c, const Outputs& got, const ReferenceResult& reference,
+                            const Outputs* baseline, const TolerancePolicy& policy);
+
+//! The same-precision sequential backend of the case's architecture: the baseline of the FlashAttention rule.
+const BackendInfo& baseline_backend(const Case& c);
+
+//! Runs the baseline, then every backend, on `executor`, and judges each. A backend that fails while
+//! running (BackendError) is a failed result carrying the message; input errors propagate.
+std::vector<BackendResult> check_backends(const Case& c, const std::vector<const BackendInfo*>& backends,
+                                          Executor executor, const ReferenceResult& reference,
+                                          const TolerancePolicy& policy);
+
+//! Registered backends whose names match a shell glob (* ? [...]); throws InputError when none does.
+std::vector<const BackendInfo*> match_backends(std::string_view glob);
+
+//! A per-tensor table (tensor, max abs, max rel, ulp p50/p99/max, bound ratio, baseline ratio, verdict) and
+//! the failed rules below it, for terminals and logs.
+std::string format_result(const BackendResult&);
+
+}  // namespace scancheck
