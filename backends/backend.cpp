@@ -7,8 +7,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "backends/gated_run.hpp"
-#include "backends/scan_run.hpp"
+#include "backends/case_arrays.hpp"
 #if SCANCHECK_HAVE_CUDA
 #include "backends/cuda/device.hpp"
 #endif
@@ -70,36 +69,9 @@ std::vector<BackendInfo> build_registry() {
   return all;
 }
 
-bool has_flag(const BackendInfo& b, std::string_view flag) {
-  return std::find(b.flags.begin(), b.flags.end(), flag) != b.flags.end();
-}
-
-kernels::ScanGeometry geometry(const Case& c) {
-  const Shape& s = c.shape;
-  const std::int64_t channels = state_channels(c.architecture, s);
-  return {s.batch, s.length, s.width, channels, is_complex(c.architecture) ? channels : 0};
-}
-
-const float* optional_input(const Case& c, const char* name) { return c.has(name) ? c.at(name).data() : nullptr; }
-
 Outputs run_scan_backend(const BackendInfo& backend, const Case& c, Executor executor) {
-  Outputs out;
-  for (const TensorSpec& spec : tensor_layout(c.architecture, c.shape, TensorRole::output))
-    out.emplace(spec.name, Tensor<float>(spec.dims));
-  backends::ScanArrays io;
-  io.geometry = geometry(c);
-  io.complex = is_complex(c.architecture);
-  io.bf16_io = c.io_dtype == DType::bfloat16;
-  io.a = c.at("a").data();
-  io.b = c.at("b").data();
-  io.dh = c.at("dh").data();
-  io.h0 = optional_input(c, "h0");
-  io.dh_last = optional_input(c, "dh_last");
-  io.h = out.at("h").data();
-  io.h_last = out.at("h_last").data();
-  io.da = out.at("da").data();
-  io.db = out.at("db").data();
-  io.dh0 = out.at("dh0").data();
+  Outputs out = backends::output_tensors(c);
+  const backends::ScanArrays io = backends::scan_arrays(c, &out);
   if (executor == Executor::host) {
     backends::run_scan_host(io, backend.plan);
   } else {
@@ -113,39 +85,9 @@ Outputs run_scan_backend(const BackendInfo& backend, const Case& c, Executor exe
 }
 
 Outputs run_gated_backend(const BackendInfo& backend, const Case& c, Executor executor) {
-  Outputs out;
-  for (const TensorSpec& spec : tensor_layout(c.architecture, c.shape, TensorRole::output))
-    out.emplace(spec.name, Tensor<float>(spec.dims));
-  const bool complex = is_complex(c.architecture);
-  backends::GatedArrays io;
-  io.geometry = geometry(c);
-  io.heads = c.shape.heads;
-  io.complex = complex;
-  io.bf16_io = c.io_dtype == DType::bfloat16;
-  io.exact_sqrt_gradient = c.sqrt_gradient == SqrtGradient::exact;
-  io.x = c.at("x").data();
-  io.segment_pos = c.segment_pos.data();
-  io.h0 = optional_input(c, "h0");
-  io.a_param = c.at("a_param").data();
-  io.a_imag_param = complex ? c.at("a_imag_param").data() : nullptr;
-  io.input_gate_w = c.at("input_gate_w").data();
-  io.input_gate_b = c.at("input_gate_b").data();
-  io.a_gate_w = c.at("a_gate_w").data();
-  io.a_gate_b = c.at("a_gate_b").data();
-  io.dy = c.at("dy").data();
-  io.dh_last = optional_input(c, "dh_last");
-  io.y = out.at("y").data();
-  io.h_last = out.at("h_last").data();
-  io.dx = out.at("dx").data();
-  io.dh0 = out.at("dh0").data();
-  io.d_a_param = out.at("d_a_param").data();
-  io.d_a_imag_param = complex ? out.at("d_a_imag_param").data() : nullptr;
-  io.d_input_gate_w = out.at("d_input_gate_w").data();
-  io.d_input_gate_b = out.at("d_input_gate_b").data();
-  io.d_a_gate_w = out.at("d_a_gate_w").data();
-  io.d_a_gate_b = out.at("d_a_gate_b").data();
-  const backends::GatedFlags flags{has_flag(backend, "fused"), has_flag(backend, "fused_output"),
-                                   has_flag(backend, "fused_write"), has_flag(backend, "shared_sfu")};
+  Outputs out = backends::output_tensors(c);
+  const backends::GatedArrays io = backends::gated_arrays(c, &out);
+  const backends::GatedFlags flags = backends::gated_flags(backend);
   if (executor == Executor::host) {
     backends::run_gated_host(io, flags, backend.plan);
   } else {
@@ -217,3 +159,81 @@ Outputs run_backend(const BackendInfo& backend, const Case& c, Executor executor
 }
 
 }  // namespace scancheck
+
+namespace scancheck::backends {
+namespace {
+
+kernels::ScanGeometry geometry(const Case& c) {
+  const Shape& s = c.shape;
+  const std::int64_t channels = state_channels(c.architecture, s);
+  return {s.batch, s.length, s.width, channels, is_complex(c.architecture) ? channels : 0};
+}
+
+const float* optional_input(const Case& c, const char* name) { return c.has(name) ? c.at(name).data() : nullptr; }
+float* output(Outputs* out, const char* name) { return out ? out->at(name).data() : nullptr; }
+
+}  // namespace
+
+Outputs output_tensors(const Case& c) {
+  Outputs out;
+  for (const TensorSpec& spec : tensor_layout(c.architecture, c.shape, TensorRole::output))
+    out.emplace(spec.name, Tensor<float>(spec.dims));
+  return out;
+}
+
+ScanArrays scan_arrays(const Case& c, Outputs* out) {
+  ScanArrays io;
+  io.geometry = geometry(c);
+  io.complex = is_complex(c.architecture);
+  io.bf16_io = c.io_dtype == DType::bfloat16;
+  io.a = c.at("a").data();
+  io.b = c.at("b").data();
+  io.dh = c.at("dh").data();
+  io.h0 = optional_input(c, "h0");
+  io.dh_last = optional_input(c, "dh_last");
+  io.h = output(out, "h");
+  io.h_last = output(out, "h_last");
+  io.da = output(out, "da");
+  io.db = output(out, "db");
+  io.dh0 = output(out, "dh0");
+  return io;
+}
+
+GatedArrays gated_arrays(const Case& c, Outputs* out) {
+  const bool complex = is_complex(c.architecture);
+  GatedArrays io;
+  io.geometry = geometry(c);
+  io.heads = c.shape.heads;
+  io.complex = complex;
+  io.bf16_io = c.io_dtype == DType::bfloat16;
+  io.exact_sqrt_gradient = c.sqrt_gradient == SqrtGradient::exact;
+  io.x = c.at("x").data();
+  io.segment_pos = c.segment_pos.data();
+  io.h0 = optional_input(c, "h0");
+  io.a_param = c.at("a_param").data();
+  io.a_imag_param = complex ? c.at("a_imag_param").data() : nullptr;
+  io.input_gate_w = c.at("input_gate_w").data();
+  io.input_gate_b = c.at("input_gate_b").data();
+  io.a_gate_w = c.at("a_gate_w").data();
+  io.a_gate_b = c.at("a_gate_b").data();
+  io.dy = c.at("dy").data();
+  io.dh_last = optional_input(c, "dh_last");
+  io.y = output(out, "y");
+  io.h_last = output(out, "h_last");
+  io.dx = output(out, "dx");
+  io.dh0 = output(out, "dh0");
+  io.d_a_param = output(out, "d_a_param");
+  io.d_a_imag_param = complex ? output(out, "d_a_imag_param") : nullptr;
+  io.d_input_gate_w = output(out, "d_input_gate_w");
+  io.d_input_gate_b = output(out, "d_input_gate_b");
+  io.d_a_gate_w = output(out, "d_a_gate_w");
+  io.d_a_gate_b = output(out, "d_a_gate_b");
+  return io;
+}
+
+GatedFlags gated_flags(const BackendInfo& b) {
+  const auto has = [&](std::string_view flag) { return std::find(b.flags.begin(), b.flags.end(), flag) != b.flags.end(); };
+  return {has("fused"), has("fused_output"), has("fused_write"), has("shared_sfu")};
+}
+
+}  // namespace scancheck::backends

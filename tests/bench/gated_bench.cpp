@@ -54,6 +54,7 @@
 #endif
 
 #include "backends/backend.hpp"
+#include "backends/case_arrays.hpp"
 #include "backends/gated_run.hpp"
 #include "backends/host/host_executor.hpp"
 #include "core/generate.hpp"
@@ -140,48 +141,11 @@ class TimedHostExecutor : public backends::HostExecutor {
   Seconds gemms, launches;
 };
 
-//! Output arrays of one twin run, float32 like the twin's outputs.
+//! Output arrays of one twin run (float32 like the twin's outputs), by output name.
 struct TwinOutputs {
-  std::vector<float> y, h_last, dx, dh0, d_a_param, dwx, dbx, dwa, dba;
-  TwinOutputs()
-      : y(bench_elements), h_last(bench_states), dx(bench_elements), dh0(bench_states), d_a_param(bench_width),
-        dwx(bench_weights), dbx(bench_width), dwa(bench_weights), dba(bench_width) {}
+  Outputs tensors = backends::output_tensors(bench_case());
+  const float* at(const char* name) const { return tensors.at(name).data(); }
 };
-
-//! The case as backends::GatedArrays, as run_gated_backend (backends/backend.cpp) builds them.
-backends::GatedArrays gated_arrays(const Case& c, TwinOutputs& out) {
-  backends::GatedArrays io;
-  io.geometry = {bench_batch, bench_length, bench_width, bench_width, 0};
-  io.heads = bench_heads;
-  io.complex = false;
-  io.bf16_io = false;
-  io.exact_sqrt_gradient = c.sqrt_gradient == SqrtGradient::exact;
-  io.x = c.at("x").data();
-  io.segment_pos = c.segment_pos.data();
-  io.h0 = c.at("h0").data();
-  io.a_param = c.at("a_param").data();
-  io.input_gate_w = c.at("input_gate_w").data();
-  io.input_gate_b = c.at("input_gate_b").data();
-  io.a_gate_w = c.at("a_gate_w").data();
-  io.a_gate_b = c.at("a_gate_b").data();
-  io.dy = c.at("dy").data();
-  io.dh_last = c.at("dh_last").data();
-  io.y = out.y.data();
-  io.h_last = out.h_last.data();
-  io.dx = out.dx.data();
-  io.dh0 = out.dh0.data();
-  io.d_a_param = out.d_a_param.data();
-  io.d_input_gate_w = out.dwx.data();
-  io.d_input_gate_b = out.dbx.data();
-  io.d_a_gate_w = out.dwa.data();
-  io.d_a_gate_b = out.dba.data();
-  return io;
-}
-
-backends::GatedFlags gated_flags(const BackendInfo& b) {
-  const auto has = [&](const char* flag) { return std::find(b.flags.begin(), b.flags.end(), flag) != b.flags.end(); };
-  return {has("fused"), has("fused_output"), has("fused_write"), has("shared_sfu")};
-}
 
 //! The inputs of the plain loop: the case's tensors and the gate projections zx = X Wx, za = X Wa per
 //! head (bias not added), computed once, untimed, by the host executor's GEMM (so they are the twin's).
@@ -317,9 +281,9 @@ void rglru_plain(benchmark::State& state) {
 //! down in the run). Reports the whole run minus its GEMMs, or (kernels_only) the sum of its launches.
 void rglru_twin(benchmark::State& state, const std::string& backend, bool kernels_only) {
   const BackendInfo& info = find_backend(backend);
-  const backends::GatedFlags flags = gated_flags(info);
+  const backends::GatedFlags flags = backends::gated_flags(info);
   TwinOutputs out;
-  const backends::GatedArrays io = gated_arrays(bench_case(), out);
+  const backends::GatedArrays io = backends::gated_arrays(bench_case(), &out.tensors);
   Seconds timed_total, gemm_total;
   for (auto _ : state) {
     Seconds gemms, launches;
@@ -372,7 +336,7 @@ bool plain_matches_twin() {
   plain_rglru(in, plain);
   TwinOutputs twin;
   const BackendInfo& info = find_backend(backend_of("sequential"));
-  backends::run_gated_host(gated_arrays(bench_case(), twin), gated_flags(info), info.plan, 1);
+  backends::run_gated_host(backends::gated_arrays(bench_case(), &twin.tensors), backends::gated_flags(info), info.plan, 1);
 
   std::vector<double> abs_x(bench_width), abs_a(bench_width), abs_p(bench_width);
   const float* a_param = in.a_param;
@@ -385,12 +349,12 @@ bool plain_matches_twin() {
       abs_p[c] += std::fabs(plain.a_param_term[i]) * ref::sigmoid(a_param[w]);
     }
   const std::vector<double> none;
-  const double state_error = std::max({worst_error(plain.y.data(), twin.y.data(), bench_elements, none),
-                                       worst_error(plain.h_last.data(), twin.h_last.data(), bench_states, none),
-                                       worst_error(plain.dh0.data(), twin.dh0.data(), bench_states, none)});
-  const double sum_error = std::max({worst_error(plain.dbx.data(), twin.dbx.data(), bench_width, abs_x),
-                                     worst_error(plain.dba.data(), twin.dba.data(), bench_width, abs_a),
-                                     worst_error(plain.d_a_param.data(), twin.d_a_param.data(), bench_width, abs_p)});
+  const double state_error = std::max({worst_error(plain.y.data(), twin.at("y"), bench_elements, none),
+                                       worst_error(plain.h_last.data(), twin.at("h_last"), bench_states, none),
+                                       worst_error(plain.dh0.data(), twin.at("dh0"), bench_states, none)});
+  const double sum_error = std::max({worst_error(plain.dbx.data(), twin.at("d_input_gate_b"), bench_width, abs_x),
+                                     worst_error(plain.dba.data(), twin.at("d_a_gate_b"), bench_width, abs_a),
+                                     worst_error(plain.d_a_param.data(), twin.at("d_a_param"), bench_width, abs_p)});
   const bool ok = state_error <= 1e-6 && sum_error <= 1e-5;
   std::printf("plain loop vs %s: y, h_last, dh0 within %.1e of their peak, dbx, dba, d_a_param within %.1e of "
               "sum |terms|%s\n",

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "backends/backend.hpp"
+#include "backends/case_arrays.hpp"
 #include "backends/cuda/device.hpp"
 #include "backends/cuda/gated_timing.hpp"
 #include "core/generate.hpp"
@@ -46,39 +47,6 @@ std::vector<Row> rows(std::int64_t heads) {
     out.push_back({complex_grouped, s});
   }
   return out;
-}
-
-//! The inputs of a case as GatedArrays (the pattern of run_gated_backend in backends/backend.cpp; no
-//! outputs: the timing copies nothing back).
-backends::GatedArrays inputs_of(const Case& c) {
-  const bool complex = is_complex(c.architecture);
-  const Shape& s = c.shape;
-  const std::int64_t channels = state_channels(c.architecture, s);
-  const auto optional = [&](const char* name) { return c.has(name) ? c.at(name).data() : nullptr; };
-  backends::GatedArrays io;
-  io.geometry = {s.batch, s.length, s.width, channels, complex ? channels : 0};
-  io.heads = s.heads;
-  io.complex = complex;
-  io.bf16_io = c.io_dtype == DType::bfloat16;
-  io.exact_sqrt_gradient = c.sqrt_gradient == SqrtGradient::exact;
-  io.x = c.at("x").data();
-  io.segment_pos = c.segment_pos.data();
-  io.h0 = optional("h0");
-  io.a_param = c.at("a_param").data();
-  io.a_imag_param = complex ? c.at("a_imag_param").data() : nullptr;
-  io.input_gate_w = c.at("input_gate_w").data();
-  io.input_gate_b = c.at("input_gate_b").data();
-  io.a_gate_w = c.at("a_gate_w").data();
-  io.a_gate_b = c.at("a_gate_b").data();
-  io.dy = c.at("dy").data();
-  io.dh_last = optional("dh_last");
-  return io;
-}
-
-bool has_flag(const BackendInfo& b, const char* flag) {
-  for (const std::string& f : b.flags)
-    if (f == flag) return true;
-  return false;
 }
 
 std::string shape_string(const Shape& s) {
@@ -120,9 +88,8 @@ int main(int argc, char** argv) {
       r.seed = 1;
       r.io_dtype = dtype;
       const Case c = make_case(r);
-      const backends::GatedFlags flags{has_flag(b, "fused"), has_flag(b, "fused_output"), has_flag(b, "fused_write"),
-                                       has_flag(b, "shared_sfu")};
-      const backends::GatedTiming t = backends::time_gated_cuda(inputs_of(c), flags, b.plan, 3, repeats);
+      const backends::GatedFlags flags = backends::gated_flags(b);
+      const backends::GatedTiming t = backends::time_gated_cuda(backends::gated_arrays(c, nullptr), flags, b.plan, 3, repeats);
       const double roofline_ms = t.backward_outside_gemm_bytes / copy_rate * 1e3;
       const auto range = [](const backends::PhaseTiming& p) {
         char text[64];
