@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   scancheck::cli::add_run(app, action);
   scancheck::cli::add_check(app, action);
   scancheck::cli::add_verify(app, action);
+  scancheck::cli::add_fuzz(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

@@ -93,6 +93,7 @@ TensorMetrics compare_tensor(const TensorComparison& in) {
     ulps.push_back(ulp);
     double key = ulp;
     if (in.bound) {
+      m.max_bound = std::max(m.max_bound, bound);
       const double ratio = err == 0 ? 0 : bound == 0 ? std::numeric_limits<double>::infinity() : err / bound;
       m.bound_ratio = std::max(m.bound_ratio.value_or(0), ratio);
       any_bounded = true;

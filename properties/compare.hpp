@@ -43,6 +43,7 @@ struct TensorMetrics {
   double ulp_p50 = 0, ulp_p90 = 0, ulp_p99 = 0, ulp_max = 0;
   double max_exact = 0;                      //!< max |exact|: the tensor's scale
   std::optional<double> bound_ratio;         //!< absent without bounds
+  double max_bound = 0;                      //!< largest finite bound of the compared elements
   std::int64_t unbounded = 0;                //!< elements whose bound is infinite (not compared)
   std::optional<double> baseline_abs;        //!< max |baseline - exact|, absent without a baseline
   std::optional<double> baseline_ratio;      //!< max_abs / baseline_abs (absent when both are 0)

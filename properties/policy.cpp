@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "properties/policy.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 
@@ -14,7 +15,8 @@ namespace scancheck {
 nlohmann::json TolerancePolicy::to_json() const {
   return {{"bound_factor", bound_factor},
           {"baseline_factor", baseline_factor},
-          {"baseline_slack_ulps", baseline_slack_ulps}};
+          {"baseline_slack_ulps", baseline_slack_ulps},
+          {"baseline_slack_bound", baseline_slack_bound}};
 }
 
 TolerancePolicy TolerancePolicy::from_json(const nlohmann::json& j, const std::string& source) {
@@ -24,10 +26,11 @@ TolerancePolicy TolerancePolicy::from_json(const nlohmann::json& j, const std::s
     double* field = key == "bound_factor"          ? &p.bound_factor
                     : key == "baseline_factor"     ? &p.baseline_factor
                     : key == "baseline_slack_ulps" ? &p.baseline_slack_ulps
+                    : key == "baseline_slack_bound" ? &p.baseline_slack_bound
                                                    : nullptr;
     if (!field)
       throw InputError(fmt::format("{}: unknown policy field '{}' (expected bound_factor, baseline_factor, "
-                                   "baseline_slack_ulps)", source, key));
+                                   "baseline_slack_ulps, baseline_slack_bound)", source, key));
     if (!value.is_number() || !std::isfinite(value.get<double>()) || value.get<double>() < 0)
       throw InputError(fmt::format("{}: policy field '{}' must be a finite number >= 0", source, key));
     *field = value.get<double>();
@@ -59,12 +62,13 @@ TensorVerdict judge(const TensorMetrics& m, const TolerancePolicy& p) {
     fail(fmt::format("error {:.3g} bounds at {} (got {:.9g}, exact {:.9g}, bound {:.3g}); allowed {:g}",
                      *m.bound_ratio, m.worst.at, m.worst.got, m.worst.exact, m.worst.bound, p.bound_factor));
   if (m.baseline_abs) {
-    const double slack = p.baseline_slack_ulps * unit_roundoff(m.dtype) * 2 * m.max_exact;
+    const double slack = std::max(p.baseline_slack_ulps * unit_roundoff(m.dtype) * 2 * m.max_exact,
+                                  p.baseline_slack_bound * m.max_bound);
     const double allowed = p.baseline_factor * *m.baseline_abs + slack;
     if (m.max_abs > allowed)
-      fail(fmt::format("max error {:.3g} is {:.3g}x the sequential baseline's {:.3g}; allowed {:g}x + {:g} ulps "
-                       "({:.3g})", m.max_abs, m.baseline_ratio.value_or(0), *m.baseline_abs, p.baseline_factor,
-                       p.baseline_slack_ulps, allowed));
+      fail(fmt::format("max error {:.3g} is {:.3g}x the sequential baseline's {:.3g}; allowed {:g}x + slack "
+                       "({:.3g} in all)", m.max_abs, m.baseline_ratio.value_or(0), *m.baseline_abs, p.baseline_factor,
+                       allowed));
   }
   return v;
 }

@@ -60,6 +60,26 @@ class HostExecutor {
     for (std::int64_t h = 0; h < g.batch; ++h) {
       const ConstView a = operand(g.a, h, g.m, g.k), b = operand(g.b, h, g.k, g.n);
       View c(g.c + h * g.stride_c, g.m, g.n, Eigen::OuterStride<>(g.ldc));
+      if (!g.a.transposed) {
+        // Rows of A are rows of the case (batch entries times time steps): compute each C row on its own,
+        // from aligned copies, so its bits do not depend on where the row sits in a blocked product (a
+        // batch permutation must permute the outputs bitwise). The weight gradients (A transposed) sum
+        // over rows anyway, so they keep the blocked product.
+        using Row = Eigen::Matrix<float, 1, Eigen::Dynamic>;
+        Row in(g.k), out(g.n);
+        for (std::int64_t i = 0; i < g.m; ++i) {
+          in = a.row(i);
+          if (g.b.transposed)
+            out.noalias() = in * b.transpose();
+          else
+            out.noalias() = in * b;
+          if (g.beta == 0.0f)
+            c.row(i) = out;
+          else
+            c.row(i) = g.beta * c.row(i) + out;
+        }
+        continue;
+      }
       if (g.beta == 0.0f)
         c.setZero();
       else

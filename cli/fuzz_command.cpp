@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: Apache-2.0
+//! @file
+//! `scancheck fuzz`: property runs over random cases (properties/fuzz.hpp) with a progress bar on a
+//! terminal and plain lines otherwise. Ctrl-C stops after the current case and keeps every finding.
+//! Exit codes: 0 no finding, 1 findings, 2 bad input, 130 interrupted without findings.
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "cli/commands.hpp"
+#include "core/error.hpp"
+#include "properties/differential.hpp"
+#include "properties/fuzz.hpp"
+
+namespace scancheck::cli {
+namespace {
+
+std::atomic<bool> stop_requested{false};
+extern "C" void request_stop(int) { stop_requested.store(true); }
+
+//! "90", "90s", "5m", "2h" -> seconds.
+double parse_duration(const std::string& text) {
+  try {
+    std::size_t used = 0;
+    const double value = std::stod(text, &used);
+    const std::string unit = text.substr(used);
+    const double scale = unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : -1;
+    if (scale > 0 && value > 0) return value * scale;
+  } catch (const std::exception&) {
+  }
+  throw InputError(fmt::format("--time '{}': expected a positive duration such as 90s, 5m or 2h", text));
+}
+
+//! "i/n" with 0 <= i < n.
+std::pair<std::int64_t, std::int64_t> parse_shard(const std::string& text) {
+  long long i = -1, n = 0;
+  char tail = 0;
+  if (std::sscanf(text.c_str(), "%lld/%lld%c", &i, &n, &tail) != 2 || n < 1 || i < 0 || i >= n)
+    throw InputError(fmt::format("--shard '{}': expected i/n with 0 <= i < n", text));
+  return {i, n};
+}
+
+struct Options {
+  std::string backends, time, shard = "0/1", findings = "findings", executor = "host", policy;
+  std::int64_t cases = 0;
+  std::uint64_t seed = 1;
+  int threads = 0;
+};
+
+int run_fuzz(const Options& o) {
+  FuzzOptions f;
+  f.backends = match_backends(o.backends);
+  f.seed = o.seed;
+  std::tie(f.shard, f.shards) = parse_shard(o.shard);
+  if (o.cases < 0) throw InputError("--cases must be positive");
+  if (o.cases > 0) f.cases = o.cases;
+  if (!o.time.empty()) f.seconds = parse_duration(o.time);
+  if (!f.cases && !f.seconds) f.cases = 100;
+  f.executor = parse_executor(o.executor);
+  if (!o.policy.empty()) f.policy = TolerancePolicy::load(o.policy);
+  f.reference_threads = o.threads;
+  f.findings = o.findings;
+  f.stop = &stop_requested;
+  std::signal(SIGINT, request_stop);
+  std::signal(SIGTERM, request_stop);
+
+  const bool terminal = isatty(fileno(stderr));
+  double last_line = 0;
+  const auto show = [&](const FuzzProgress& p) {
+    const double rate = p.elapsed > 0 ? static_cast<double>(p.cases) / p.elapsed : 0;
+    std::string eta = "-";
+    if (f.cases && rate > 0) eta = fmt::format("{:.0f}s", static_cast<double>(*f.cases - p.cases) / rate);
+    else if (f.seconds) eta = fmt::format("{:.0f}s", std::max(0.0, *f.seconds - p.elapsed));
+    const std::string total = f.cases ? fmt::format("/{}", *f.cases) : "";
+    const std::string line = fmt::format("cases {}{} | {} backend runs | {:.2f} cases/s | {} failures | ETA {}",
+                                         p.cases, total, p.checks, rate, p.findings.size(), eta);
+    if (terminal) {
+      std::fprintf(stderr, "\r\033[K%s", line.c_str());
+    } else if (p.elapsed - last_line >= 10 || p.cases % 50 == 0) {
+      std::fprintf(stderr, "%s\n", line.c_str());
+      last_line = p.elapsed;
+    }
+  };
+  const FuzzProgress p = fuzz(f, show);
+  if (terminal) std::fprintf(stderr, "\n");
+  std::printf("fuzz: %lld cases, %lld backend runs in %.1f s, shard %s, seed %llu%s\n",
+              static_cast<long long>(p.cases), static_cast<long long>(p.checks), p.elapsed, o.shard.c_str(),
+              static_cast<unsigned long long>(o.seed), p.interrupted ? " (interrupted)" : "");
+  for (const Finding& finding : p.findings) {
+    std::printf("FAIL %s after %lld cases, shrunk in %d steps to %s\n  %s\n", finding.backend.c_str(),
+                static_cast<long long>(finding.case_index), finding.shrink_steps,
+                describe_request(finding.shrunk).c_str(), finding.reason.c_str());
+    if (finding.saved)
+      std::printf("  repro: scancheck check --case %s/case --backend '%s'\n", finding.saved->c_str(),
+                  finding.backend.c_str());
+  }
+  if (!p.findings.empty()) return 1;
+  return p.interrupted ? 130 : 0;
+}
+
+}  // namespace
+
+void add_fuzz(CLI::App& app, Action& action) {
+  auto o = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand("fuzz", "Property runs over random cases, shrinking and saving every failure");
+  cmd->add_option("--backends", o->backends, "backend name or glob, e.g. 'complex_rglru/*@bf16'")->required();
+  cmd->add_option("--cases", o->cases, "number of cases (default 100 without --time)");
+  cmd->add_option("--time", o->time, "run for this long: 90s, 5m, 2h");
+  cmd->add_option("--seed", o->seed, "seed of the case stream (default 1)");
+  cmd->add_option("--shard", o->shard, "i/n: this run's share of the stream (disjoint seed streams)");
+  cmd->add_option("--findings", o->findings, "directory for shrunk failing cases (default ./findings)");
+  cmd->add_option("--executor", o->executor, "host (default) | cuda");
+  cmd->add_option("--policy", o->policy, "tolerance policy JSON (default: the built-in policy)");
+  cmd->add_option("--threads", o->threads, "reference threads (default: all cores)");
+  cmd->callback([&action, o] { action = [o] { return run_fuzz(*o); }; });
+}
+
+}  // namespace scancheck::cli

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "properties/generators.hpp"
+
+#include <algorithm>
+#include <array>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace scancheck {
+namespace {
+
+//! The drawn choices behind a request. Every field shrinks towards the value listed first in
+//! generators.hpp; to_request maps them to a CaseRequest.
+struct Draw {
+  std::int64_t batch = 1, length = 1, heads = 1, per_head = 1;
+  std::size_t regime = 0;  // index into GeneratorOptions::regimes
+  bool drop_h0 = false, drop_dh_last = false, exact_sqrt = false;
+  std::uint64_t seed = 0;
+};
+
+//! Draws from one rc::Random by successive next() calls (never split: RapidCheck's rule for one state).
+class Source {
+ public:
+  explicit Source(const rc::Random& random) : random_(random) {}
+  std::uint64_t bits() { return random_.next(); }
+  //! Uniform in [lo, hi] (the modulo bias is below 2^-40 for these ranges).
+  std::int64_t uniform(std::int64_t lo, std::int64_t hi) {
+    return lo + static_cast<std::int64_t>(bits() % static_cast<std::uint64_t>(hi - lo + 1));
+  }
+  //! True with probability num / den.
+  bool chance(std::uint64_t num, std::uint64_t den) { return bits() % den < num; }
+
+ private:
+  rc::Random random_;
+};
+
+std::int64_t channel_factor(Architecture a) { return is_complex(a) ? 2 : 1; }
+
+std::size_t draw_regime(Source& s, const std::vector<Regime>& allowed) {
+  const auto weight = [](Regime r) { return r == Regime::default_ ? 3u : 2u; };
+  std::uint64_t total = 0;
+  for (Regime r : allowed) total += weight(r);
+  std::uint64_t pick = s.bits() % total;
+  for (std::size_t i = 0; i < allowed.size(); ++i) {
+    if (pick < weight(allowed[i])) return i;
+    pick -= weight(allowed[i]);
+  }
+  return 0;
+}
+
+Draw draw(Source& s, int size, Architecture arch, const GeneratorOptions& o) {
+  const CaseLimits lim = limits_for_size(size, arch);
+  const std::int64_t c = channel_factor(arch);
+  Draw d;
+  // L first: the boundary lengths within reach, or any length.
+  std::vector<std::int64_t> near;
+  for (std::int64_t l : boundary_lengths())
+    if (l <= lim.max_length) near.push_back(l);
+  d.length = s.chance(3, 4) ? near[static_cast<std::size_t>(s.uniform(0, static_cast<std::int64_t>(near.size()) - 1))]
+                            : s.uniform(1, lim.max_length);
+  d.batch = s.uniform(o.min_batch, std::max(o.min_batch, lim.max_batch));
+  // Heads (and below, channels per head) also keep B L W within the element budget where they can.
+  const std::int64_t heads_max =
+      std::min(lim.max_heads, std::max<std::int64_t>(1, lim.max_elements / (d.batch * d.length * c)));
+  d.heads = heads_max >= 2 && s.chance(1, 2) ? s.uniform(2, heads_max) : 1;
+  std::int64_t k_max = std::max<std::int64_t>(1, lim.max_width / (d.heads * c));
+  k_max = std::clamp<std::int64_t>(lim.max_elements / (d.batch * d.length * d.heads * c), 1, k_max);
+  d.per_head = s.uniform(1, k_max);
+  d.regime = draw_regime(s, o.regimes);
+  d.drop_h0 = s.chance(1, 4);
+  d.drop_dh_last = s.chance(1, 4);
+  d.exact_sqrt = is_gated(arch) && s.chance(1, 4);
+  d.seed = s.bits();
+  return d;
+}
+
+//! One field's shrinks, each a copy of `d` with that field moved towards its target.
+template <class T, class Set>
+rc::Seq<Draw> field_shrinks(const Draw& d, T value, T target, Set set) {
+  return rc::seq::map(rc::shrink::towards<T>(value, target), [d, set](T v) {
+    Draw e = d;
+    set(e, v);
+    return e;
+  });
+}
+
+rc::Seq<Draw> flag_shrink(const Draw& d, bool on, bool Draw::*flag) {
+  if (!on) return rc::Seq<Draw>();
+  Draw e = d;
+  e.*flag = false;
+  return rc::seq::just(e);
+}
+
+rc::Seq<Draw> shrinks_of(const Draw& d, std::int64_t min_batch) {
+  return rc::seq::concat(
+      field_shrinks<std::int64_t>(d, d.batch, min_batch, [](Draw& e, std::int64_t v) { e.batch = v; }),
+      field_shrinks<std::int64_t>(d, d.length, 1, [](Draw& e, std::int64_t v) { e.length = v; }),
+      field_shrinks<std::int64_t>(d, d.heads, 1, [](Draw& e, std::int64_t v) { e.heads = v; }),
+      field_shrinks<std::size_t>(d, d.regime, 0, [](Draw& e, std::size_t v) { e.regime = v; }),
+      flag_shrink(d, d.drop_h0, &Draw::drop_h0), flag_shrink(d, d.drop_dh_last, &Draw::drop_dh_last),
+      field_shrinks<std::int64_t>(d, d.per_head, 1, [](Draw& e, std::int64_t v) { e.per_head = v; }),
+      flag_shrink(d, d.exact_sqrt, &Draw::exact_sqrt));
+}
+
+CaseRequest to_request(const Draw& d, Architecture arch, DType io, const std::vector<Regime>& regimes) {
+  CaseRequest r;
+  r.architecture = arch;
+  r.shape = {d.batch, d.length, d.heads * d.per_head * channel_factor(arch), d.heads};
+  r.seed = d.seed;
+  r.regime = regimes[d.regime];
+  r.io_dtype = io;
+  // Never exact with extreme: float32 rounds q to 0 there and D(q) = inf (docs/backends/gated.md).
+  r.sqrt_gradient = d.exact_sqrt && r.regime != Regime::extreme ? SqrtGradient::exact : SqrtGradient::bounded;
+  r.with_h0 = !d.drop_h0;
+  r.with_dh_last = !d.drop_dh_last;
+  return r;
+}
+
+}  // namespace
+
+const std::vector<std::int64_t>& boundary_lengths() {
+  static const std::vector<std::int64_t> lengths = [] {
+    std::vector<std::int64_t> l{1, 2};
+    for (std::int64_t chunk : {16, 32, 64}) l.insert(l.end(), {chunk - 1, chunk, chunk + 1, 2 * chunk + 1});
+    for (std::int64_t span : {512, 1024, 2048}) l.insert(l.end(), {span - 1, span, span + 1});  // G C
+    std::sort(l.begin(), l.end());
+    l.erase(std::unique(l.begin(), l.end()), l.end());
+    return l;
+  }();
+  return lengths;
+}
+
+CaseLimits limits_for_size(int size, Architecture arch) {
+  const std::int64_t s = std::clamp(size, 0, 100);
+  CaseLimits lim{};
+  lim.max_length = 2 + 2047 * s * s / 10000;
+  lim.max_batch = 1 + std::min<std::int64_t>(2, s / 8);
+  lim.max_width = 4 + 60 * s / 100;
+  lim.max_heads = std::max<std::int64_t>(1, std::min(1 + s / 10, lim.max_width / channel_factor(arch)));
+  lim.max_elements = 512 + 40000 * s / 100;
+  return lim;
+}
+
+rc::Gen<CaseRequest> gen_case_request(Architecture arch, DType io, const GeneratorOptions& options) {
+  if (options.regimes.empty()) throw std::invalid_argument("gen_case_request: no regime allowed");
+  if (options.min_batch < 1) throw std::invalid_argument("gen_case_request: min_batch must be at least 1");
+  return rc::Gen<CaseRequest>([arch, io, options](const rc::Random& random, int size) {
+    Source source(random);
+    const std::int64_t min_batch = options.min_batch;
+    rc::Shrinkable<Draw> drawn = rc::shrinkable::shrinkRecur(
+        draw(source, size, arch, options), [min_batch](const Draw& d) { return shrinks_of(d, min_batch); });
+    return rc::shrinkable::map(std::move(drawn), [arch, io, regimes = options.regimes](const Draw& d) {
+      return to_request(d, arch, io, regimes);
+    });
+  });
+}
+
+rc::Gen<CaseRequest> gen_case_request(DType io, const GeneratorOptions& options) {
+  return rc::gen::mapcat(rc::gen::elementOf(all_architectures),
+                         [io, options](Architecture a) { return gen_case_request(a, io, options); });
+}
+
+rc::Gen<CaseRequest> gen_case_request(const GeneratorOptions& options) {
+  return rc::gen::mapcat(rc::gen::element(DType::float32, DType::bfloat16),
+                         [options](DType io) { return gen_case_request(io, options); });
+}
+
+rc::Gen<std::int64_t> gen_index(std::int64_t n) {
+  if (n < 1) throw std::invalid_argument("gen_index: empty range");
+  return rc::Gen<std::int64_t>([n](const rc::Random& random, int) {
+    const auto value = static_cast<std::int64_t>(rc::Random(random).next() % static_cast<std::uint64_t>(n));
+    return rc::shrinkable::shrinkRecur(value, [](std::int64_t v) { return rc::shrink::towards<std::int64_t>(v, 0); });
+  });
+}
+
+std::string format_request(const CaseRequest& r) {
+  return fmt::format("{} {} seed={} regime={} io={} sqrt={} {} {}", to_string(r.architecture), to_string(r.shape),
+                     r.seed, to_string(r.regime), to_string(r.io_dtype), to_string(r.sqrt_gradient),
+                     r.with_h0 ? "h0" : "no-h0", r.with_dh_last ? "dh_last" : "no-dh_last");
+}
+
+}  // namespace scancheck

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: Apache-2.0
+//! @file
+//! A correct backend never fails: random cases (properties/fuzz.hpp, every architecture and io dtype in
+//! turn), each judged against one shared reference for every registered backend of its architecture and
+//! dtype, under the default tolerance policy, with zero failures. The case count comes from
+//! SCANCHECK_SOAK_CASES: ctest runs 200 in the default suite (label property) and 2,000 on demand
+//! (`ctest --preset soak`, label soak); docs/tolerance.md records the last long run.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "properties/fuzz.hpp"
+
+namespace {
+
+using namespace scancheck;
+
+std::int64_t soak_cases() {
+  const char* text = std::getenv("SCANCHECK_SOAK_CASES");
+  return text ? std::atoll(text) : 200;
+}
+
+TEST(Soak, NoCorrectBackendEverFails) {
+  FuzzOptions o;
+  for (const BackendInfo& b : registry()) o.backends.push_back(&b);
+  o.seed = 2026;
+  o.cases = soak_cases();
+  o.reference_threads = 1;
+  const FuzzProgress p = fuzz(o, [](const FuzzProgress& progress) {
+    if (progress.cases % 100 == 0)
+      std::printf("[ soak ] %lld cases, %lld backend runs, %zu failures, %.0f s\n",
+                  static_cast<long long>(progress.cases), static_cast<long long>(progress.checks),
+                  progress.findings.size(), progress.elapsed);
+  });
+  std::printf("[ soak ] %lld cases, %lld backend runs, %zu failures in %.1f s (seed %llu)\n",
+              static_cast<long long>(p.cases), static_cast<long long>(p.checks), p.findings.size(), p.elapsed,
+              static_cast<unsigned long long>(o.seed));
+  EXPECT_EQ(p.cases, *o.cases);
+  for (const Finding& f : p.findings)
+    ADD_FAILURE() << f.backend << " on case " << f.case_index << ", shrunk to " << describe_request(f.shrunk) << ": "
+                  << f.reason;
+}
+
+}  // namespace
