@@ -20,5 +20,6 @@ void add_run(CLI::App& app, Action& action);
 void add_check(CLI::App& app, Action& action);
 void add_verify(CLI::App& app, Action& action);
 void add_fuzz(CLI::App& app, Action& action);
+void add_property(CLI::App& app, Action& action);
 
 }  // namespace scancheck::cli

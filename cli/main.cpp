@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   scancheck::cli::add_check(app, action);
   scancheck::cli::add_verify(app, action);
   scancheck::cli::add_fuzz(app, action);
+  scancheck::cli::add_property(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End-to-end checks of the scancheck executable: make-case and reference on every architecture, and the
+# End-to-end checks of the scancheck executable: make-case and reference on every architecture, run, property and the
 # bad-input contract (one line on stderr, exit code 2, no output directory left behind).
 # Usage: cli_test.sh /path/to/scancheck
 set -uo pipefail
@@ -93,6 +93,32 @@ cmp -s "$work/clip-bounded/y.npy" "$work/clip-exact/y.npy" && pass || fail "--sq
 cmp -s "$work/clip-bounded/dx.npy" "$work/clip-exact/dx.npy" && fail "--sqrt-gradient exact left dx unchanged" || pass
 expect_bad_input "unknown sqrt convention" "$work/z" run --backend rglru/fused_chunk16@fp32 --case "$work/clip" \
   --out "$work/z" --sqrt-gradient maybe
+# check, verify and fuzz: the judgement's exit codes, findings with a repro.
+"$bin" check --arch complex_rglru --shape 1,40,12,2 --seed 5 --backend 'complex_rglru/fused_output_fused_write_shared_sfu_chunk32@*' \
+  --threads 2 >"$work/check.txt" && grep -q 'verdict: PASS' "$work/check.txt" && grep -q 'd_a_imag_param' "$work/check.txt" &&
+  pass || fail "check on a generated case"
+"$bin" check --case "$work/clip" --backend 'rglru/*chunk16@fp32' --threads 2 >/dev/null && pass || fail "check --case"
+fixture="$(dirname "$0")/../../../shared/fixtures/recurrentgemma_torch/rglru_default_B2_L33_W16_H2"
+[ -d "$fixture" ] || fixture="${SCANCHECK_FIXTURES:-/nonexistent}/recurrentgemma_torch/rglru_default_B2_L33_W16_H2"
+if [ -d "$fixture" ]; then
+  "$bin" verify --case "$fixture" --candidate "$fixture/expected" --threads 2 >/dev/null && pass ||
+    fail "verify of PyTorch's outputs"
+fi
+"$bin" run --backend rglru/fused_chunk16@fp32 --case "$work/clip" --out "$work/cand" >/dev/null
+rm "$work/cand/dx.npy"
+"$bin" verify --case "$work/clip" --candidate "$work/cand" --threads 2 >"$work/verify.txt"
+[ $? -eq 1 ] && grep -q 'dx: missing' "$work/verify.txt" && pass || fail "verify lists a missing tensor with exit 1"
+echo '{"bound_factor": 0, "baseline_factor": 0, "baseline_slack_ulps": 0, "baseline_slack_bound": 0}' >"$work/strict.json"
+"$bin" fuzz --backends 'scan/chunk16@fp32' --cases 2 --policy "$work/strict.json" --findings "$work/findings" >"$work/fuzz.txt" 2>/dev/null
+[ $? -eq 1 ] && grep -q 'repro: scancheck check' "$work/fuzz.txt" && compgen -G "$work/findings/*/finding.json" >/dev/null &&
+  "$bin" check --case "$(ls -d "$work"/findings/*/case | head -1)" --backend 'scan/chunk16@fp32' >/dev/null &&
+  pass || fail "fuzz saves a shrunk finding that check replays (an impossible policy makes every run fail)"
+"$bin" fuzz --backends 'scan/*' --cases 20 --shard 1/3 >/dev/null 2>&1 && pass || fail "fuzz --shard"
+expect_bad_input "bad shard" "" fuzz --backends 'scan/*' --shard 3/3
+expect_bad_input "bad duration" "" fuzz --backends 'scan/*' --time soon
+expect_bad_input "no backend matches" "" check --case "$work/clip" --backend 'lstm/*'
+echo '{"bound_factor": -1}' >"$work/bad-policy.json"
+expect_bad_input "bad policy" "" check --case "$work/clip" --backend 'rglru/fused_chunk16@fp32' --policy "$work/bad-policy.json"
 expect_bad_input "unknown backend" "$work/z" run --backend scan/chunk17@fp32 --case "$work/run-scan-float32" --out "$work/z"
 expect_bad_input "dtype mismatch" "$work/z" run --backend scan/chunk16@bf16 --case "$work/run-scan-float32" --out "$work/z"
 expect_bad_input "architecture mismatch" "$work/z" run --backend complex_scan/chunk16@fp32 \
@@ -106,6 +132,21 @@ elif ! command -v nvidia-smi >/dev/null || ! nvidia-smi >/dev/null 2>&1; then
   expect_bad_input "no CUDA device" "$work/z" run --backend scan/chunk16@fp32 \
     --case "$work/run-scan-float32" --out "$work/z" --executor cuda
 fi
+
+# property: one backend property searched from the CLI; --list (and NAME list) names all six.
+"$bin" property agrees_with_reference --arch rglru --io-dtype float32 --cases 5 --findings "$work/findings" \
+  >"$work/property.txt" 2>/dev/null && grep -q 'rglru@fp32: 5 cases .*PASS$' "$work/property.txt" && pass ||
+  fail "property agrees_with_reference --arch rglru --io-dtype float32 --cases 5"
+expect_bad_input "unknown property" "" property nonsense
+expect_bad_input "property without a name" "" property
+for how in --list list; do
+  "$bin" property "$how" >"$work/properties.txt" || { fail "property $how"; continue; }
+  for name in agrees_with_reference deterministic writes_every_output causal_and_local batch_permutation \
+      nan_reaches_dependents; do
+    grep -q "^$name " "$work/properties.txt" || fail "property $how lacks $name"
+  done
+  pass
+done
 
 # Bad input.
 ok=(--batch 1 --length 4 --width 8 --seed 1)
