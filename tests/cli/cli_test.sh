@@ -114,6 +114,13 @@ echo '{"bound_factor": 0, "baseline_factor": 0, "baseline_slack_ulps": 0, "basel
   "$bin" check --case "$(ls -d "$work"/findings/*/case | head -1)" --backend 'scan/chunk16@fp32' >/dev/null &&
   pass || fail "fuzz saves a shrunk finding that check replays (an impossible policy makes every run fail)"
 "$bin" fuzz --backends 'scan/*' --cases 20 --shard 1/3 >/dev/null 2>&1 && pass || fail "fuzz --shard"
+# Ctrl-C stops a fuzz run cleanly after the current case: summary printed, exit 130 without findings.
+"$bin" fuzz --backends 'scan/*@fp32' --time 120s --findings "$work/sigint" >"$work/sigint.txt" 2>/dev/null &
+fuzz_pid=$!
+sleep 2
+kill -INT "$fuzz_pid"
+wait "$fuzz_pid"
+[ $? -eq 130 ] && grep -q '(interrupted)' "$work/sigint.txt" && pass || fail "fuzz stops cleanly on SIGINT"
 expect_bad_input "bad shard" "" fuzz --backends 'scan/*' --shard 3/3
 expect_bad_input "bad duration" "" fuzz --backends 'scan/*' --time soon
 expect_bad_input "no backend matches" "" check --case "$work/clip" --backend 'lstm/*'
