@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
 //! Comparisons shared by the backend test suites: outputs against a reference or another backend under the
-//! placeholder tolerance, bitwise equality of whole output sets, and gtest-safe backend names.
+//! placeholder tolerance, bitwise equality of whole output sets, gtest-safe backend names, and a process-wide
+//! cache of cases and their references.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -11,13 +12,49 @@
 #include <cstdint>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <string>
 
 #include "backends/backend.hpp"
+#include "core/generate.hpp"
 #include "core/tensor.hpp"
+#include "reference/reference.hpp"
 #include "tests/test_support.hpp"
 
 namespace scancheck::backend_test {
+
+//! Cases and, on first request, their float128 references (no bounds, one thread), kept for the whole
+//! process under a suite's own key; `request_of` says how a key becomes a case.
+template <class Key>
+class CaseCache {
+ public:
+  explicit CaseCache(CaseRequest (*request_of)(const Key&)) : request_of_(request_of) {}
+
+  const Case& case_of(const Key& k) { return entry(k).c; }
+  const std::map<std::string, Tensor<double>>& reference_of(const Key& k) {
+    Entry& e = entry(k);
+    if (!e.reference) {
+      ReferenceOptions options;  // float128
+      options.threads = 1;
+      options.bounds = false;
+      e.reference = std::make_unique<ReferenceResult>(compute_reference(e.c, options));
+    }
+    return e.reference->values;
+  }
+
+ private:
+  struct Entry {
+    Case c;
+    std::unique_ptr<ReferenceResult> reference;
+  };
+  Entry& entry(const Key& k) {
+    auto it = entries_.find(k);
+    if (it == entries_.end()) it = entries_.emplace(k, Entry{make_case(request_of_(k)), nullptr}).first;
+    return it->second;
+  }
+  CaseRequest (*request_of_)(const Key&);
+  std::map<Key, Entry> entries_;
+};
 
 //! Placeholder tolerance until the tolerance-policy issue replaces it with properties/tolerance_table.hpp
 //! (per-element bounds, ULP metrics, ratio to the sequential baseline): per output tensor,

@@ -94,28 +94,12 @@ std::string describe(const BackendInfo& b, const CaseKey& k) {
                      r.with_dh_last ? "yes" : "no", to_string(r.sqrt_gradient));
 }
 
-struct CachedCase {
-  Case c;
-  std::unique_ptr<ReferenceResult> reference;
-};
-
-CachedCase& cached(const CaseKey& k) {
-  static std::map<CaseKey, CachedCase> cache;
-  auto it = cache.find(k);
-  if (it == cache.end()) it = cache.emplace(k, CachedCase{make_case(request_of(k)), nullptr}).first;
-  return it->second;
+CaseCache<CaseKey>& cache() {
+  static CaseCache<CaseKey> cases(request_of);
+  return cases;
 }
-
-const std::map<std::string, Tensor<double>>& reference_of(const CaseKey& k) {
-  CachedCase& entry = cached(k);
-  if (!entry.reference) {
-    ReferenceOptions options;  // float128
-    options.threads = 1;
-    options.bounds = false;
-    entry.reference = std::make_unique<ReferenceResult>(compute_reference(entry.c, options));
-  }
-  return entry.reference->values;
-}
+const Case& case_of(const CaseKey& k) { return cache().case_of(k); }
+const std::map<std::string, Tensor<double>>& reference_of(const CaseKey& k) { return cache().reference_of(k); }
 
 //! Lengths at the schedule's edges: 1; around one chunk boundary (C-1, C+1); two full chunks and a partial
 //! one (2C+3); for the hierarchical schedules one group and a one-step chunk past it (G C + 1). Every
@@ -185,7 +169,7 @@ TEST_P(GatedGroup, MatchesReference) {
     const CaseKey k = key(p);
     for (const BackendInfo* b : variants) {
       SCOPED_TRACE(describe(*b, k));
-      const Outputs out = run_backend(*b, cached(k).c, Executor::host);
+      const Outputs out = run_backend(*b, case_of(k), Executor::host);
       expect_y_last_is_h_last(out, b->io_dtype);
       expect_outputs_close(out, reference_of(k), tolerance(b->io_dtype), "reference");
       if (testing::Test::HasFailure()) return;  // one failing case says enough
@@ -211,7 +195,7 @@ TEST_P(GatedGroup, FlagsThatMoveDataOnly) {
   EXPECT_EQ(classes.size(), complex ? (bf16_chunked ? 4u : 2u) : 1u);
   for (const Point& p : sweep_points(first.plan)) {
     if (p.length < 3 && !p.wide) continue;
-    const Case& c = cached(key(p)).c;
+    const Case& c = case_of(key(p));
     std::map<std::tuple<bool, bool>, std::pair<const BackendInfo*, Outputs>> first_of;
     for (const BackendInfo* b : variants) {
       SCOPED_TRACE(describe(*b, key(p)));
@@ -235,7 +219,7 @@ TEST_P(GatedGroup, Deterministic) {
                                           [](const Point& x, const Point& y) { return x.length < y.length; });
   for (const BackendInfo* b : variants) {
     SCOPED_TRACE(describe(*b, key(longest)));
-    const Case& c = cached(key(longest)).c;
+    const Case& c = case_of(key(longest));
     expect_bitwise_equal(run_backend(*b, c, Executor::host), run_backend(*b, c, Executor::host));
   }
 }
@@ -290,14 +274,14 @@ TEST(GatedRegistry, EveryMeaningfulFlagCombination) {
 
 TEST(GatedErrors, CaseThatDoesNotFitTheBackend) {
   const Point p{17, Regime::default_, true, true, SqrtGradient::bounded, false};
-  const Case& bf16 = cached({Architecture::rglru, DType::bfloat16, p}).c;
-  const Case& complex = cached({Architecture::complex_rglru, DType::float32, p}).c;
+  const Case& bf16 = case_of({Architecture::rglru, DType::bfloat16, p});
+  const Case& complex = case_of({Architecture::complex_rglru, DType::float32, p});
   const BackendInfo& fp32 = find_backend("rglru/fused_chunk16@fp32");
   EXPECT_NE(input_error([&] { run_backend(fp32, bf16, Executor::host); }).find("bfloat16"), std::string::npos);
   EXPECT_NE(input_error([&] { run_backend(fp32, complex, Executor::host); }).find("complex_rglru"), std::string::npos);
   EXPECT_FALSE(input_error([&] { find_backend("complex_rglru/fused_write_sequential@fp32"); }).empty());
   EXPECT_FALSE(input_error([&] { find_backend("rglru/shared_sfu_chunk16@fp32"); }).empty());
-  Case missing = cached({Architecture::rglru, DType::float32, p}).c;
+  Case missing = case_of({Architecture::rglru, DType::float32, p});
   missing.tensors.erase("a_gate_w");
   EXPECT_FALSE(input_error([&] { run_backend(fp32, missing, Executor::host); }).empty());
 }

@@ -96,31 +96,12 @@ std::string describe(const BackendInfo& b, const CaseKey& k) {
                      to_string(r.regime), r.with_h0 ? "yes" : "no", r.with_dh_last ? "yes" : "no");
 }
 
-//! A case and, on first request, its float128 reference; both cached for the whole process.
-struct CachedCase {
-  Case c;
-  std::unique_ptr<ReferenceResult> reference;
-};
-
-CachedCase& cached(const CaseKey& k) {
-  static std::map<CaseKey, CachedCase> cache;
-  auto it = cache.find(k);
-  if (it == cache.end()) it = cache.emplace(k, CachedCase{make_case(request_of(k)), nullptr}).first;
-  return it->second;
+CaseCache<CaseKey>& cache() {
+  static CaseCache<CaseKey> cases(request_of);
+  return cases;
 }
-
-const Case& case_of(const CaseKey& k) { return cached(k).c; }
-
-const std::map<std::string, Tensor<double>>& reference_of(const CaseKey& k) {
-  CachedCase& entry = cached(k);
-  if (!entry.reference) {
-    ReferenceOptions options;  // float128
-    options.threads = 1;
-    options.bounds = false;
-    entry.reference = std::make_unique<ReferenceResult>(compute_reference(entry.c, options));
-  }
-  return entry.reference->values;
-}
+const Case& case_of(const CaseKey& k) { return cache().case_of(k); }
+const std::map<std::string, Tensor<double>>& reference_of(const CaseKey& k) { return cache().reference_of(k); }
 
 //! Lengths that put the schedule's boundaries at the edges of the sequence:
 //!   1          one step: h = a h0 + b, g = dh + dh_last; every chunk is partial
