@@ -49,9 +49,6 @@
 
 #include <benchmark/benchmark.h>
 
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
 
 #include "backends/backend.hpp"
 #include "backends/case_arrays.hpp"
@@ -60,6 +57,7 @@
 #include "core/generate.hpp"
 #include "reference/gate_math.hpp"
 #include "tests/bench/ratio_reporter.hpp"
+#include "tests/bench/resident_heap.hpp"
 
 namespace {
 
@@ -407,11 +405,7 @@ class GatedReporter : public bench::RatioReporter {
 }  // namespace
 
 int main(int argc, char** argv) {
-#if defined(__GLIBC__)
-  // A resident heap: freed blocks stay in the process (no trimming), large blocks come from the heap.
-  mallopt(M_TRIM_THRESHOLD, 1 << 30);
-  mallopt(M_MMAP_THRESHOLD, 1 << 30);
-#endif
+  scancheck::bench::keep_heap_resident();
   benchmark::Initialize(&argc, argv);
   if (!plain_matches_twin()) return 1;
   register_twin_rows();

@@ -42,6 +42,7 @@
 #include "backends/scan_run.hpp"
 #include "core/generate.hpp"
 #include "tests/bench/ratio_reporter.hpp"
+#include "tests/bench/resident_heap.hpp"
 
 namespace {
 
@@ -211,11 +212,7 @@ BENCHMARK_CAPTURE(scan_twin_kernels, sequential, sequential)
 }  // namespace
 
 int main(int argc, char** argv) {
-#if defined(__GLIBC__)
-  // A resident heap: freed blocks stay in the process (no trimming), large blocks come from the heap.
-  mallopt(M_TRIM_THRESHOLD, 1 << 30);
-  mallopt(M_MMAP_THRESHOLD, 1 << 30);
-#endif
+  scancheck::bench::keep_heap_resident();
   benchmark::Initialize(&argc, argv);
   std::vector<scancheck::bench::Ratio> ratios;
   for (const char* schedule : {"grouped_prefix32_hierarchical_chunk16", "sequential"}) {

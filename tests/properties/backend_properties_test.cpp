@@ -28,18 +28,14 @@
 #include "properties/backend_properties.hpp"
 #include "properties/search.hpp"
 
+#include "tests/properties/architecture_params.hpp"
+
 namespace {
 
 using namespace scancheck;
 
-struct Param {
-  Architecture architecture;
-  DType io_dtype;
-};
-
-std::string name_of(const testing::TestParamInfo<Param>& info) {
-  return fmt::format("{}_{}", to_string(info.param.architecture), dtype_token(info.param.io_dtype));
-}
+using Param = test::ArchitectureParam;
+using test::name_of;
 
 //! $SCANCHECK_FINDINGS, else the build tree's findings/ (SCANCHECK_FINDINGS_DEFAULT), else <temp>/scancheck-findings.
 std::filesystem::path findings_dir() {
@@ -95,11 +91,7 @@ TEST_P(BackendProperties, NaNReachesDependents) { expect_holds("nan_reaches_depe
 
 INSTANTIATE_TEST_SUITE_P(
     AllArchitectures, BackendProperties,
-    testing::Values(Param{Architecture::scan, DType::float32}, Param{Architecture::scan, DType::bfloat16},
-                    Param{Architecture::complex_scan, DType::float32},
-                    Param{Architecture::complex_scan, DType::bfloat16}, Param{Architecture::rglru, DType::float32},
-                    Param{Architecture::rglru, DType::bfloat16}, Param{Architecture::complex_rglru, DType::float32},
-                    Param{Architecture::complex_rglru, DType::bfloat16}),
+    test::all_architecture_params(),
     name_of);
 
 }  // namespace

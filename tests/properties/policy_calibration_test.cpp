@@ -21,18 +21,14 @@
 #include "properties/policy.hpp"
 #include "reference/reference.hpp"
 
+#include "tests/properties/architecture_params.hpp"
+
 namespace {
 
 using namespace scancheck;
 
-struct Param {
-  Architecture architecture;
-  DType io_dtype;
-};
-
-std::string name_of(const testing::TestParamInfo<Param>& info) {
-  return fmt::format("{}_{}", to_string(info.param.architecture), dtype_token(info.param.io_dtype));
-}
+using Param = test::ArchitectureParam;
+using test::name_of;
 
 //! The i-th case of an architecture: lengths at chunk (16, 32, 64) and group (32 x 16) boundaries, odd
 //! widths, several heads.
@@ -105,11 +101,7 @@ TEST_P(PolicyCalibration, EveryBackendPassesTheDefaultPolicy) {
 
 INSTANTIATE_TEST_SUITE_P(
     AllArchitectures, PolicyCalibration,
-    testing::Values(Param{Architecture::scan, DType::float32}, Param{Architecture::scan, DType::bfloat16},
-                    Param{Architecture::complex_scan, DType::float32},
-                    Param{Architecture::complex_scan, DType::bfloat16}, Param{Architecture::rglru, DType::float32},
-                    Param{Architecture::rglru, DType::bfloat16}, Param{Architecture::complex_rglru, DType::float32},
-                    Param{Architecture::complex_rglru, DType::bfloat16}),
+    test::all_architecture_params(),
     name_of);
 
 }  // namespace
