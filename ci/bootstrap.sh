@@ -8,6 +8,8 @@ packages=(
   libboost1.81-dev libmpfr-dev libgmp-dev
   libeigen3-dev libcli11-dev nlohmann-json3-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev librapidcheck-dev
+  # Reports: the schema test validates with Debian's python3-jsonschema; the HTML test renders in chromium.
+  python3 python3-jsonschema chromium
 )
 
 missing=()

@@ -194,3 +194,26 @@ void write_directory_atomically(const fs::path& dir, const std::function<void(co
 }
 
 }  // namespace scancheck
+
+namespace scancheck {
+
+void write_file_atomically(const fs::path& file, std::string_view contents) {
+  static std::atomic<unsigned> counter{0};
+  const fs::path tmp = file.string() + fmt::format(".tmp-{}-{}", ::getpid(), counter++);
+  try {
+    if (file.has_parent_path()) fs::create_directories(file.parent_path());
+    {
+      std::ofstream out(tmp, std::ios::binary);
+      out.write(contents.data(), static_cast<std::streamsize>(contents.size()));
+      out.close();
+      if (!out) throw fs::filesystem_error("write failed", tmp, std::make_error_code(std::errc::io_error));
+    }
+    fs::rename(tmp, file);
+  } catch (const fs::filesystem_error& e) {
+    std::error_code ignored;
+    fs::remove(tmp, ignored);
+    throw InputError(fmt::format("cannot write '{}': {}", file.string(), e.code().message()));
+  }
+}
+
+}  // namespace scancheck

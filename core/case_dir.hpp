@@ -11,6 +11,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 
 #include "core/case.hpp"
 
@@ -24,5 +25,9 @@ void save_case(const Case&, const std::filesystem::path& dir);
 //! to `dir` (replacing an existing `dir`). If `fill` throws, the temporary is removed and `dir` untouched.
 void write_directory_atomically(const std::filesystem::path& dir,
                                 const std::function<void(const std::filesystem::path& tmp)>& fill);
+
+//! Writes `contents` to a temporary sibling of `file` and renames it over `file`: readers never see a
+//! half-written file. Throws InputError naming the file when it cannot be written.
+void write_file_atomically(const std::filesystem::path& file, std::string_view contents);
 
 }  // namespace scancheck

@@ -58,6 +58,13 @@ double ulp_error(double got, double exact, DType dtype) {
   return std::abs(got - r) / ulp_at(r, f);
 }
 
+int ulp_bucket(double ulp) {
+  if (!(ulp > 0)) return 0;
+  if (ulp <= 1) return 1;
+  const int k = 1 + static_cast<int>(std::ceil(std::log2(ulp)));
+  return std::min(k, ulp_buckets - 1);
+}
+
 TensorMetrics compare_tensor(const TensorComparison& in) {
   const Tensor<float>& got = *in.got;
   const Tensor<double>& exact = *in.exact;
@@ -91,6 +98,7 @@ TensorMetrics compare_tensor(const TensorComparison& in) {
     if (x != 0) m.max_rel = std::max(m.max_rel, err / std::abs(x));
     const double ulp = ulp_error(g, x, in.dtype);
     ulps.push_back(ulp);
+    ++m.ulp_histogram[static_cast<std::size_t>(ulp_bucket(ulp))];
     double key = ulp;
     if (in.bound) {
       m.max_bound = std::max(m.max_bound, bound);

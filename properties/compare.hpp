@@ -35,6 +35,11 @@ struct WorstElement {
   double got = 0, exact = 0, bound = 0, ulp = 0;
 };
 
+//! Buckets of the ulp histogram: 0 holds the correctly rounded elements (error 0), bucket k >= 1 the errors
+//! in (2^(k-2), 2^(k-1)] ulps with bucket 1 = (0, 1], and the last everything above 2^(ulp_buckets-3).
+inline constexpr int ulp_buckets = 24;
+int ulp_bucket(double ulp);
+
 struct TensorMetrics {
   std::string name;
   DType dtype = DType::float32;  //!< the dtype the tensor is stored in (io dtype or float32)
@@ -50,6 +55,8 @@ struct TensorMetrics {
   std::int64_t nonfinite_mismatches = 0;
   std::int64_t first_nonfinite = -1;         //!< flat index of the first one
   WorstElement worst;
+  //! Compared elements per ulp-error bucket (ulp_bucket); ulp_buckets entries.
+  std::vector<std::int64_t> ulp_histogram = std::vector<std::int64_t>(ulp_buckets, 0);
 };
 
 //! Distance of `got` from the correctly rounded `exact` in ulps of the dtype at rn(exact) (NaN when either

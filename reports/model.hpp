@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: Apache-2.0
+//! @file
+//! The tolerance report (harness.md, "Reports"): what every backend's outputs were measured to be against
+//! the exact reference, on which cases, and the verdict of the tolerance policy. This model is the single
+//! source: report.json is its serialisation (schema v1, reports/schema/report.schema.json), and the
+//! Markdown and HTML pages, `diff`, `merge` and `calibrate` are computed from it, never from the runs.
+//!
+//! A report holds cases (each reproducible from its request) and rows: one per case x backend x pass, the
+//! pass being the forward (h, h_last / y, h_last) or the backward (every gradient). A row's tensors carry
+//! the metrics of properties/compare.hpp and their verdicts; a row passes when all its tensors do, nothing
+//! is missing and the run did not fail.
+//!
+//! Reading is strict: a file that is not a scancheck report, has another schema_version, or lacks or
+//! mistypes a field is an InputError naming the file and the field.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "core/architecture.hpp"
+#include "core/dtype.hpp"
+#include "core/generate.hpp"
+#include "core/shape.hpp"
+#include "properties/compare.hpp"
+#include "properties/policy.hpp"
+
+namespace scancheck::reports {
+
+inline constexpr int schema_version = 1;
+
+enum class Pass { forward, backward };
+std::string_view to_string(Pass);
+Pass parse_pass(std::string_view);
+//! The pass an output tensor belongs to: h, y, h_last are the forward's; every gradient the backward's.
+Pass pass_of(std::string_view output);
+
+struct Tool {
+  std::string name = "scancheck", version, git_revision;
+};
+
+struct Environment {
+  std::string executor;             //!< host | cuda
+  std::optional<std::string> device;  //!< the CUDA device's name when the cuda executor ran
+  std::string compiler;             //!< e.g. "GCC 12.2.0"
+  std::optional<std::string> cuda;  //!< CUDA version the build used, absent without the cuda executor
+  std::string host;                 //!< machine name
+  int threads = 0;                  //!< reference threads
+};
+
+struct Method {
+  std::string preset;               //!< quick | ci | seed-shapes | custom
+  std::string reference_precision;  //!< float128, float64, ...
+  std::string bounds;               //!< what the per-element bound is
+  std::string baseline;             //!< what the baseline ratio compares with
+  std::string sampling;             //!< how much of each case the reference computed
+  std::uint64_t seed = 0;
+  std::string backends;             //!< the backend glob
+};
+
+struct Coverage {
+  std::int64_t backends_total = 0;    //!< registered backends
+  std::int64_t backends_checked = 0;  //!< distinct backends with at least one row
+  std::int64_t cases = 0, shapes = 0, rows = 0;
+  std::int64_t elements_total = 0;     //!< output elements of every case (once per case, not per backend)
+  std::int64_t elements_verified = 0;  //!< of which the reference computed (sampled blocks)
+  double fraction_verified = 1;
+};
+
+struct CaseEntry {
+  std::string id;  //!< "c0", "c1", ... unique within the report; rows refer to it
+  CaseRequest request;
+  std::int64_t elements_total = 0, elements_verified = 0;
+  double fraction_verified = 1;
+  std::string repro;  //!< the CLI fragment that regenerates the case (describe_request)
+};
+
+//! Device time of one pass (CUDA events around its launches, warmed runs).
+struct Timing {
+  double median_ms = 0, min_ms = 0, max_ms = 0;
+  int repeats = 0;
+};
+
+struct TensorEntry {
+  TensorMetrics metrics;
+  bool pass = true;
+  std::vector<std::string> reasons;
+};
+
+struct Row {
+  std::string case_id;
+  Shape shape;
+  Architecture architecture = Architecture::rglru;
+  std::string backend;
+  DType io_dtype = DType::float32;
+  Pass pass = Pass::forward;
+  bool ok = true;                    //!< the row's verdict
+  std::string error;                 //!< the run failed (BackendError): its message, no tensors
+  std::vector<std::string> missing;  //!< outputs of this pass the run did not produce
+  std::vector<TensorEntry> tensors;
+  std::uint64_t seed = 0;
+  std::string repro;                 //!< `scancheck check ... --backend NAME`
+  std::optional<Timing> timing;
+};
+
+struct Verdict {
+  bool pass = true;
+  std::int64_t rows_failed = 0;
+  std::vector<std::string> backends_failed;  //!< registry order
+  std::string summary;                        //!< one line
+};
+
+//! A shard report merged into this one (merge.hpp), for provenance.
+struct Source {
+  std::string generated_at, git_revision;
+  std::uint64_t seed = 0;
+};
+
+struct Report {
+  int schema_version = reports::schema_version;
+  std::string label;
+  std::string generated_at;  //!< UTC, ISO 8601
+  Tool tool;
+  Environment environment;
+  Method method;
+  TolerancePolicy policy;
+  Coverage coverage;
+  std::vector<CaseEntry> cases;
+  std::vector<Row> rows;
+  Verdict verdict;
+  std::vector<std::string> scope;  //!< what the numbers do and do not mean, one statement each
+  std::vector<Source> merged_from;
+
+  const CaseEntry& case_of(const Row&) const;  //!< throws InputError for an unknown id
+};
+
+//! Recomputes coverage.{backends_checked, cases, shapes, rows, elements_*, fraction_verified} and the
+//! verdict from the cases and rows (backends_total is kept).
+void summarise(Report&);
+
+//! The lines that say what a report's numbers mean (Report::scope), given its method.
+std::vector<std::string> default_scope(const Method&);
+
+nlohmann::json to_json(const Report&);
+//! Throws InputError naming `source` and the offending field.
+Report from_json(const nlohmann::json&, const std::string& source);
+
+Report load_report(const std::filesystem::path&);
+//! Written to a temporary sibling and renamed.
+void save_report_json(const Report&, const std::filesystem::path&);
+
+//! A tensor's error relative to its scale: max |got - exact| / max |exact| (max_abs when the scale is 0).
+double scaled_error(const TensorMetrics&);
+
+//! The "now" of generated_at: UTC, ISO 8601, seconds.
+std::string utc_now();
+
+}  // namespace scancheck::reports
