@@ -10,6 +10,8 @@
 #include "backends/case_arrays.hpp"
 #if SCANCHECK_HAVE_CUDA
 #include "backends/cuda/device.hpp"
+#include "backends/cuda/gated_timing.hpp"
+#include "backends/cuda/scan_timing.hpp"
 #endif
 #include "core/error.hpp"
 
@@ -156,6 +158,44 @@ Outputs run_backend(const BackendInfo& backend, const Case& c, Executor executor
     throw BackendError(fmt::format("backend {} ({} executor) on {}: {}", backend.name, to_string(executor),
                                    to_string(c.shape), e.what()));
   }
+}
+
+#if SCANCHECK_HAVE_CUDA
+namespace {
+PassTiming pass_timing(const backends::PhaseTiming& t) { return {t.median_ms, t.min_ms, t.max_ms}; }
+}  // namespace
+#endif
+
+BackendTiming time_backend(const BackendInfo& backend, const Case& c, int warmup, int repeats) {
+  validate(c);
+  require_cuda_device();
+#if SCANCHECK_HAVE_CUDA
+  try {
+    if (is_gated(c.architecture)) {
+      const backends::GatedTiming t = backends::time_gated_cuda(backends::gated_arrays(c, nullptr),
+                                                                backends::gated_flags(backend), backend.plan, warmup,
+                                                                repeats);
+      return {pass_timing(t.forward.total), pass_timing(t.backward.total), repeats};
+    }
+    const backends::ScanTiming t = backends::time_scan_cuda(backends::scan_arrays(c, nullptr), backend.plan, warmup,
+                                                            repeats);
+    return {pass_timing(t.forward), pass_timing(t.backward), repeats};
+  } catch (const std::runtime_error& e) {
+    if (dynamic_cast<const InputError*>(&e)) throw;
+    throw BackendError(fmt::format("timing {} on {}: {}", backend.name, to_string(c.shape), e.what()));
+  }
+#else
+  (void)backend, (void)warmup, (void)repeats;
+  return {};
+#endif
+}
+
+std::optional<std::string> cuda_device_name() {
+#if SCANCHECK_HAVE_CUDA
+  const auto status = cuda::device_status();
+  if (status.count > 0) return status.name;
+#endif
+  return std::nullopt;
 }
 
 }  // namespace scancheck

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -55,5 +56,22 @@ using Outputs = std::map<std::string, Tensor<float>>;
 //! Forward and backward of `backend` on `c`. Throws InputError when the case does not fit the backend
 //! (architecture, io dtype) or the executor is unavailable, BackendError when the run fails.
 Outputs run_backend(const BackendInfo& backend, const Case& c, Executor executor);
+
+//! Device time of one pass: CUDA events around each of its launches, summed per run, over warmed runs.
+struct PassTiming {
+  double median_ms = 0, min_ms = 0, max_ms = 0;
+};
+struct BackendTiming {
+  PassTiming forward, backward;
+  int repeats = 0;
+};
+
+//! Times the forward and the backward of `backend` on `c` with the cuda executor: inputs uploaded once,
+//! `warmup` runs, then `repeats` timed runs (backends/cuda/{scan,gated}_timing.hpp). Throws InputError
+//! without a device or a cuda build, BackendError when a run fails.
+BackendTiming time_backend(const BackendInfo& backend, const Case& c, int warmup, int repeats);
+
+//! The name of the CUDA device the cuda executor would use, or nothing without one.
+std::optional<std::string> cuda_device_name();
 
 }  // namespace scancheck

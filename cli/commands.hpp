@@ -21,5 +21,9 @@ void add_check(CLI::App& app, Action& action);
 void add_verify(CLI::App& app, Action& action);
 void add_fuzz(CLI::App& app, Action& action);
 void add_property(CLI::App& app, Action& action);
+void add_report(CLI::App& app, Action& action);
+void add_diff(CLI::App& app, Action& action);
+void add_merge(CLI::App& app, Action& action);
+void add_calibrate(CLI::App& app, Action& action);
 
 }  // namespace scancheck::cli

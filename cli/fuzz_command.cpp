@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <csignal>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -14,15 +13,13 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "cli/interrupt.hpp"
 #include "core/error.hpp"
 #include "properties/differential.hpp"
 #include "properties/fuzz.hpp"
 
 namespace scancheck::cli {
 namespace {
-
-std::atomic<bool> stop_requested{false};
-extern "C" void request_stop(int) { stop_requested.store(true); }
 
 //! "90", "90s", "5m", "2h" -> seconds.
 double parse_duration(const std::string& text) {
@@ -66,9 +63,7 @@ int run_fuzz(const Options& o) {
   if (!o.policy.empty()) f.policy = TolerancePolicy::load(o.policy);
   f.reference_threads = o.threads;
   f.findings = o.findings;
-  f.stop = &stop_requested;
-  std::signal(SIGINT, request_stop);
-  std::signal(SIGTERM, request_stop);
+  f.stop = &stop_on_interrupt();
 
   const bool terminal = isatty(fileno(stderr));
   double last_line = 0;

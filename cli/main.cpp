@@ -22,6 +22,10 @@ int main(int argc, char** argv) {
   scancheck::cli::add_verify(app, action);
   scancheck::cli::add_fuzz(app, action);
   scancheck::cli::add_property(app, action);
+  scancheck::cli::add_report(app, action);
+  scancheck::cli::add_diff(app, action);
+  scancheck::cli::add_merge(app, action);
+  scancheck::cli::add_calibrate(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

@@ -58,7 +58,8 @@ const BackendInfo& baseline_backend(const Case& c) {
 
 std::vector<BackendResult> check_backends(const Case& c, const std::vector<const BackendInfo*>& backends,
                                           Executor executor, const ReferenceResult& reference,
-                                          const TolerancePolicy& policy) {
+                                          const TolerancePolicy& policy,
+                                          const std::function<void(const BackendResult&)>& judged) {
   const Outputs baseline = run_backend(baseline_backend(c), c, Executor::host);
   std::vector<BackendResult> results;
   for (const BackendInfo* b : backends) {
@@ -71,6 +72,7 @@ std::vector<BackendResult> check_backends(const Case& c, const std::vector<const
       failed.error = e.what();
       results.push_back(std::move(failed));
     }
+    if (judged) judged(results.back());
   }
   return results;
 }

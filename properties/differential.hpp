@@ -6,6 +6,7 @@
 //! and the mutation test share.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -43,10 +44,12 @@ BackendResult judge_outputs(std::string name, const Case& c, const Outputs& got,
 const BackendInfo& baseline_backend(const Case& c);
 
 //! Runs the baseline, then every backend, on `executor`, and judges each. A backend that fails while
-//! running (BackendError) is a failed result carrying the message; input errors propagate.
+//! running (BackendError) is a failed result carrying the message; input errors propagate. `judged` is
+//! called after each backend (progress displays).
 std::vector<BackendResult> check_backends(const Case& c, const std::vector<const BackendInfo*>& backends,
                                           Executor executor, const ReferenceResult& reference,
-                                          const TolerancePolicy& policy);
+                                          const TolerancePolicy& policy,
+                                          const std::function<void(const BackendResult&)>& judged = {});
 
 //! Registered backends whose names match a shell glob (* ? [...]); throws InputError when none does.
 std::vector<const BackendInfo*> match_backends(std::string_view glob);

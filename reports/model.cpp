@@ -217,7 +217,8 @@ struct Reader {
   }
   std::uint64_t unsigned_integer(const json& j, const std::string& path, const char* key) const {
     const json& v = field(j, path, key);
-    if (!v.is_number_unsigned()) fail(fmt::format("{}.{}", path, key), "expected a non-negative integer");
+    if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<std::int64_t>() >= 0))
+      fail(fmt::format("{}.{}", path, key), "expected a non-negative integer");
     return v.get<std::uint64_t>();
   }
   bool boolean(const json& j, const std::string& path, const char* key) const {
@@ -292,7 +293,7 @@ struct Reader {
     m.ulp_max = real(ulp, ulp_path, "max");
     const json& histogram = array(ulp, ulp_path, "histogram");
     if (histogram.size() != static_cast<std::size_t>(ulp_buckets) ||
-        !std::all_of(histogram.begin(), histogram.end(), [](const json& x) { return x.is_number_unsigned(); }))
+        !std::all_of(histogram.begin(), histogram.end(), [](const json& x) { return x.is_number_integer() && x.get<std::int64_t>() >= 0; }))
       fail(ulp_path + ".histogram", fmt::format("expected {} non-negative counts", ulp_buckets));
     m.ulp_histogram = histogram.get<std::vector<std::int64_t>>();
     m.bound_ratio = optional_real(j, path, "bound_ratio");

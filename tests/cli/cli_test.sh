@@ -191,5 +191,51 @@ mkdir -p "$work/replace" && touch "$work/replace/stale"
 "$bin" reference --case "$work/scan-default" --out "$work/replace" >/dev/null
 [ ! -e "$work/replace/stale" ] && [ -f "$work/replace/h.npy" ] && pass || fail "output directory not replaced atomically"
 
+# Report tools: diff, merge and calibrate on quick reports of one backend (a second each).
+tools="$work/tools"
+mkdir -p "$tools"
+tools_report() {
+  local name=$1; shift
+  "$bin" report --preset quick --backends 'scan/chunk16@fp32' "$@" --out "$tools/$name" >/dev/null 2>&1 ||
+    fail "report $name for the report tools"
+}
+tools_report a
+tools_report b
+tools_report s2 --seed 2
+tools_report other --label other
+"$bin" diff "$tools/a" "$tools/b/report.json" >"$tools/diff.txt" && grep -q 'verdict: no regression' "$tools/diff.txt" &&
+  pass || fail "diff of identical reports exits 0"
+/usr/bin/python3 -c '
+import json, sys
+report = json.load(open(sys.argv[1]))
+worst = max((t for row in report["rows"] for t in row["tensors"]), key=lambda t: t["max_abs"])
+worst["max_abs"] *= 10
+json.dump(report, open(sys.argv[2], "w"))' "$tools/a/report.json" "$tools/grown.json"
+"$bin" diff "$tools/a" "$tools/grown.json" >"$tools/diff.txt"
+[ $? -eq 1 ] && grep -q 'REGRESSION error growth' "$tools/diff.txt" && pass || fail "diff flags a tenfold error (exit 1)"
+"$bin" merge "$tools/a" "$tools/s2" --out "$tools/merged.json" >/dev/null &&
+  "$bin" diff "$tools/a" "$tools/merged.json" >/dev/null && pass || fail "merge of two seeds keeps every row"
+expect_bad_input "merge of different labels" "$tools/m.json" merge "$tools/a" "$tools/other" --out "$tools/m.json"
+expect_bad_input "merge of duplicate rows" "$tools/m.json" merge "$tools/a" "$tools/b" --out "$tools/m.json"
+expect_bad_input "merge of one report" "$tools/m.json" merge "$tools/a" --out "$tools/m.json"
+echo '{"a": 1}' >"$tools/foreign.json"
+expect_bad_input "diff of foreign JSON" "" diff "$tools/a" "$tools/foreign.json"
+/usr/bin/python3 -c '
+import json, sys
+report = json.load(open(sys.argv[1]))
+report["schema_version"] = 2
+json.dump(report, open(sys.argv[2], "w"))' "$tools/a/report.json" "$tools/v2.json"
+expect_bad_input "diff of schema_version 2" "" diff "$tools/v2.json" "$tools/a"
+expect_bad_input "diff of a missing report" "" diff "$tools/a" "$tools/nothing"
+expect_bad_input "diff --max-growth below 1" "" diff "$tools/a" "$tools/b" --max-growth 0.5
+"$bin" calibrate "$tools/merged.json" --out "$tools/tolerances.calibration.json" >/dev/null &&
+  /usr/bin/python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["tolerances"]' \
+    "$tools/tolerances.calibration.json" && pass || fail "calibrate --format json"
+"$bin" calibrate "$tools/merged.json" --out "$tools/tolerances.py" --format pytest >/dev/null &&
+  /usr/bin/python3 -c 'import ast, sys; ast.parse(open(sys.argv[1]).read())' "$tools/tolerances.py" && pass ||
+  fail "calibrate --format pytest writes Python"
+expect_bad_input "calibrate --margin below 1" "$tools/t.json" calibrate "$tools/a" --out "$tools/t.json" --margin 0.5
+expect_bad_input "calibrate --format yaml" "$tools/t.json" calibrate "$tools/a" --out "$tools/t.json" --format yaml
+
 echo "cli: $passed passed, $failures failed"
 [ "$failures" -eq 0 ]

@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: Apache-2.0
+//! @file
+//! `scancheck diff`, `merge` and `calibrate`: the report tools (reports/diff.hpp, merge.hpp, calibrate.hpp)
+//! on report.json files. A REPORT argument is a report.json file or a report directory holding one.
+//! Exit codes: diff 0 no regression, 1 regression; merge and calibrate 0 written; all 2 for bad input (a
+//! missing or foreign file, another schema version, mismatched labels or policies, bad options).
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "core/case_dir.hpp"
+#include "reports/calibrate.hpp"
+#include "reports/diff.hpp"
+#include "reports/merge.hpp"
+
+namespace scancheck::cli {
+namespace {
+
+//! A report directory (as `scancheck report --out` writes) stands for its report.json.
+reports::Report load_report_argument(const std::filesystem::path& path) {
+  return reports::load_report(std::filesystem::is_directory(path) ? path / "report.json" : path);
+}
+
+struct DiffOptions {
+  std::string old_report, new_report;
+  double max_growth = 2;
+};
+
+int run_diff(const DiffOptions& o) {
+  const reports::ReportDiff d = reports::diff_reports(load_report_argument(o.old_report),
+                                                      load_report_argument(o.new_report), o.max_growth);
+  std::fputs(reports::format_diff(d).c_str(), stdout);
+  return d.regressed() ? 1 : 0;
+}
+
+struct MergeOptions {
+  std::vector<std::string> inputs;
+  std::string out;
+};
+
+int run_merge(const MergeOptions& o) {
+  std::vector<reports::MergeInput> inputs;
+  for (const std::string& path : o.inputs) inputs.push_back({path, load_report_argument(path)});
+  const reports::Report merged = reports::merge_reports(inputs);
+  reports::save_report_json(merged, o.out);
+  std::printf("merge: %zu reports -> %s: %s\n", inputs.size(), o.out.c_str(), merged.verdict.summary.c_str());
+  return 0;
+}
+
+struct CalibrateOptions {
+  std::string report, out, format = "json";
+  double margin = 2;
+};
+
+int run_calibrate(const CalibrateOptions& o) {
+  const reports::Calibration c = reports::calibrate(load_report_argument(o.report), o.margin);
+  write_file_atomically(o.out, o.format == "pytest" ? reports::to_pytest(c) : reports::to_json(c).dump(2) + "\n");
+  std::printf("calibrate: %zu tolerances, %zu backends not calibrated (failing rows), margin %g -> %s\n",
+              c.tolerances.size(), c.not_calibrated.size(), c.margin, o.out.c_str());
+  return 0;
+}
+
+}  // namespace
+
+void add_diff(CLI::App& app, Action& action) {
+  auto o = std::make_shared<DiffOptions>();
+  CLI::App* cmd = app.add_subcommand("diff", "Compare two reports: new failures, fixed rows, error growth");
+  cmd->add_option("OLD", o->old_report, "the earlier report.json or report directory")->required();
+  cmd->add_option("NEW", o->new_report, "the later report.json or report directory")->required();
+  cmd->add_option("--max-growth", o->max_growth,
+                  "largest allowed growth of a backend x tensor's error, at least 1 (default 2)");
+  cmd->footer("Exit codes: 0 no regression, 1 regression (new failure, new failing row or growth above F), "
+              "2 bad input.");
+  cmd->callback([&action, o] { action = [o] { return run_diff(*o); }; });
+}
+
+void add_merge(CLI::App& app, Action& action) {
+  auto o = std::make_shared<MergeOptions>();
+  CLI::App* cmd = app.add_subcommand("merge", "Merge shard reports of one run (same label and policy)");
+  cmd->add_option("REPORTS", o->inputs, "two or more report.json files or report directories")->required();
+  cmd->add_option("--out", o->out, "the merged report.json")->required();
+  cmd->callback([&action, o] { action = [o] { return run_merge(*o); }; });
+}
+
+void add_calibrate(CLI::App& app, Action& action) {
+  auto o = std::make_shared<CalibrateOptions>();
+  CLI::App* cmd =
+      app.add_subcommand("calibrate", "rtol/atol per backend x tensor from a report's passing rows, with evidence");
+  cmd->add_option("REPORT", o->report, "a report.json or report directory")->required();
+  cmd->add_option("--out", o->out, "the file to write")->required();
+  cmd->add_option("--format", o->format, "json (default) | pytest")->check(CLI::IsMember({"json", "pytest"}));
+  cmd->add_option("--margin", o->margin, "factor over the largest observed errors, at least 1 (default 2)");
+  cmd->callback([&action, o] { action = [o] { return run_calibrate(*o); }; });
+}
+
+}  // namespace scancheck::cli

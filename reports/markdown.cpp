@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "reports/markdown.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+
+namespace scancheck::reports {
+namespace {
+
+std::string number(double x) { return std::isinf(x) ? (x > 0 ? "inf" : "-inf") : fmt::format("{:.3g}", x); }
+std::string optional_number(const std::optional<double>& x) { return x ? number(*x) : "-"; }
+
+void raise(std::optional<double>& to, const std::optional<double>& x) {
+  if (x && (!to || *x > *to || std::isnan(*x))) to = x;
+}
+
+//! Markdown table cells must not contain a bare '|'.
+std::string cell(std::string text) {
+  std::string out;
+  for (char ch : text) out += ch == '|' ? std::string("\\|") : std::string(1, ch);
+  return out;
+}
+
+std::string header(const Report& r) {
+  std::string device = r.environment.executor;
+  if (r.environment.device) device += fmt::format(" ({})", *r.environment.device);
+  const TolerancePolicy& p = r.policy;
+  std::string s = fmt::format("# scancheck tolerance report: {}\n\n**{}**\n\n", r.label, r.verdict.summary);
+  s += "| | |\n|---|---|\n";
+  s += fmt::format("| generated | {} by scancheck {} (git {}) |\n", r.generated_at, r.tool.version, r.tool.git_revision);
+  s += fmt::format("| executor | {}; {}{}; {} reference threads on {} |\n", device, r.environment.compiler,
+                   r.environment.cuda ? ", CUDA " + *r.environment.cuda : "", r.environment.threads, r.environment.host);
+  s += fmt::format("| coverage | {} of {} backends, {} cases ({} shapes), {} rows; {:.4g}% of output elements verified |\n",
+                   r.coverage.backends_checked, r.coverage.backends_total, r.coverage.cases, r.coverage.shapes,
+                   r.coverage.rows, 100 * r.coverage.fraction_verified);
+  s += fmt::format("| method | preset {}, seed {}, backends `{}`; {} reference; sampling: {} |\n", r.method.preset,
+                   r.method.seed, r.method.backends, r.method.reference_precision, r.method.sampling);
+  s += fmt::format("| policy | every element within {}x its error bound; max error <= {}x the sequential baseline's "
+                   "+ max({} ulps at scale, {}x the largest bound); no NaN/Inf disagreement |\n\n",
+                   p.bound_factor, p.baseline_factor, p.baseline_slack_ulps, p.baseline_slack_bound);
+  return s;
+}
+
+std::string failures(const Report& r) {
+  std::string s;
+  for (const Row& row : r.rows) {
+    if (row.ok) continue;
+    if (s.empty()) s = "## Failures\n\n";
+    s += fmt::format("- **{}** {} on {} (`{}`):\n", row.backend, to_string(row.pass), row.case_id, to_string(row.shape));
+    if (!row.error.empty()) s += fmt::format("  - run failed: {}\n", row.error);
+    for (const std::string& name : row.missing) s += fmt::format("  - missing output {}\n", name);
+    for (const TensorEntry& t : row.tensors)
+      for (const std::string& why : t.reasons) s += fmt::format("  - {}\n", why);
+    s += fmt::format("  - repro: `{}`\n", row.repro);
+  }
+  return s.empty() ? s : s + "\n";
+}
+
+std::string architecture_table(const std::vector<BackendSummary>& backends, Architecture arch, bool timed) {
+  std::vector<const BackendSummary*> members;
+  for (const BackendSummary& b : backends)
+    if (b.architecture == arch) members.push_back(&b);
+  if (members.empty()) return "";
+  const auto failed = std::count_if(members.begin(), members.end(), [](const BackendSummary* b) { return !b->ok(); });
+  std::string s = fmt::format("## {}\n\n", to_string(arch));
+  const bool fold = members.size() > 24;
+  if (fold)
+    s += fmt::format("<details{}><summary>{} backends, {} failed</summary>\n\n", failed > 0 ? " open" : "",
+                     members.size(), failed);
+  s += "| backend | worst tensor | max ULP | bound ratio | baseline ratio |";
+  s += timed ? " fwd ms | bwd ms |" : "";
+  s += " rows | verdict |\n|---|---|---:|---:|---:|";
+  s += timed ? "---:|---:|" : "";
+  s += "---:|---|\n";
+  for (const BackendSummary* b : members) {
+    s += fmt::format("| `{}` | {} | {} | {} | {} |", cell(b->backend), b->worst_tensor, number(b->ulp_max),
+                     optional_number(b->bound_ratio), optional_number(b->baseline_ratio));
+    if (timed) s += fmt::format(" {} | {} |", optional_number(b->forward_ms), optional_number(b->backward_ms));
+    s += fmt::format(" {} | {} |\n", b->rows, b->ok() ? "pass" : fmt::format("**FAIL** ({})", b->rows_failed));
+  }
+  return s + (fold ? "\n</details>\n\n" : "\n");
+}
+
+}  // namespace
+
+std::vector<BackendSummary> summarise_backends(const Report& r) {
+  std::vector<BackendSummary> out;
+  std::map<std::string, std::size_t> index;
+  std::map<std::string, double> worst_key;
+  for (const Row& row : r.rows) {
+    auto [it, fresh] = index.try_emplace(row.backend, out.size());
+    if (fresh) {
+      out.emplace_back();
+      out.back().backend = row.backend;
+      out.back().architecture = row.architecture;
+    }
+    BackendSummary& b = out[it->second];
+    ++b.rows;
+    b.rows_failed += row.ok ? 0 : 1;
+    for (const TensorEntry& t : row.tensors) {
+      const TensorMetrics& m = t.metrics;
+      b.ulp_max = std::max(b.ulp_max, m.ulp_max);
+      raise(b.bound_ratio, m.bound_ratio);
+      raise(b.baseline_ratio, m.baseline_ratio);
+      // Bound ratios rank above scaled errors: a tensor with bounds is the better witness.
+      const double key = m.bound_ratio ? 1 + *m.bound_ratio : scaled_error(m) / (1 + scaled_error(m));
+      auto [w, first] = worst_key.try_emplace(row.backend, key);
+      if (first || key > w->second) {
+        w->second = key;
+        b.worst_tensor = m.name;
+      }
+    }
+    if (row.timing) {
+      std::optional<double>& slot = row.pass == Pass::forward ? b.forward_ms : b.backward_ms;
+      raise(slot, row.timing->median_ms);
+    }
+  }
+  return out;
+}
+
+std::string render_markdown(const Report& r) {
+  std::string s = header(r) + failures(r);
+  const std::vector<BackendSummary> backends = summarise_backends(r);
+  const bool timed = std::any_of(r.rows.begin(), r.rows.end(), [](const Row& row) { return row.timing.has_value(); });
+  for (Architecture arch : all_architectures)
+    s += architecture_table(backends, arch, timed);
+  s += "Bound ratio: largest |error| / the element's first-order bound (the policy allows up to "
+       + number(r.policy.bound_factor) + "). Baseline ratio: largest |error| / the sequential baseline's. "
+       "Max ULP: distance from the correctly rounded exact value in the stored dtype.\n\n";
+  s += "### Scope\n\n";
+  for (const std::string& line : r.scope) s += "- " + line + "\n";
+  return s;
+}
+
+}  // namespace scancheck::reports

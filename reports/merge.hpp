@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: Apache-2.0
+//! @file
+//! `scancheck merge A B ... --out FILE`: one report from shard reports of the same run (model.hpp), e.g. one
+//! report per backend group or per machine.
+//!
+//! Contract:
+//!   - at least two inputs, all with the same label and the same tolerance policy (else the verdicts would
+//!     not mean the same thing);
+//!   - no row identity (diff.hpp: case request text, backend, pass) in two inputs: a duplicate is an error
+//!     naming the backend, the case and both sources;
+//!   - cases are matched by their request text, so one case run against different backends in two shards
+//!     is one case, and are renumbered c0, c1, ... in order of first appearance; rows keep the input order;
+//!   - coverage and verdict are recomputed (summarise), backends_total is the largest of the inputs';
+//!   - tool, environment, method (its seed included) and scope are the first input's; merged_from lists
+//!     every input {generated_at, git_revision, method.seed}, each followed by its own merged_from;
+//!     generated_at is now.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "reports/model.hpp"
+
+namespace scancheck::reports {
+
+struct MergeInput {
+  std::string source;  //!< where the report came from (a file name), for error messages
+  Report report;
+};
+
+//! Throws InputError for fewer than two inputs, a label or policy mismatch, or a duplicate row.
+Report merge_reports(const std::vector<MergeInput>& inputs);
+
+}  // namespace scancheck::reports

@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "reports/runner.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <map>
+#include <thread>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/case_dir.hpp"
+#include "core/error.hpp"
+#include "properties/differential.hpp"
+#include "properties/fuzz.hpp"
+#include "reports/html.hpp"
+#include "reports/markdown.hpp"
+#include "scancheck_revision.hpp"
+
+#ifndef SCANCHECK_VERSION
+#define SCANCHECK_VERSION "unknown"
+#endif
+#ifndef SCANCHECK_CUDA_VERSION
+#define SCANCHECK_CUDA_VERSION ""
+#endif
+
+namespace scancheck::reports {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+using Group = std::pair<Architecture, DType>;
+
+//! The (architecture, io dtype) groups of `backends`, in registry order, with their members.
+std::vector<std::pair<Group, std::vector<const BackendInfo*>>> groups_of(const std::vector<const BackendInfo*>& backends) {
+  std::vector<std::pair<Group, std::vector<const BackendInfo*>>> groups;
+  for (const BackendInfo* b : backends) {
+    const Group key{b->architecture, b->io_dtype};
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == key; });
+    if (it == groups.end()) it = groups.insert(groups.end(), {key, {}});
+    it->second.push_back(b);
+  }
+  return groups;
+}
+
+//! A random case of the fuzz stream at a chosen length: lengths form a ladder across the schedules'
+//! boundaries (so the report can plot error against length), the rest is drawn. The drawn width is
+//! widened by a whole factor (heads still divide it) to at least min_width channels, so that every
+//! case has enough channels to show its error distribution; long cases keep one batch entry.
+CaseRequest ladder_case(std::uint64_t seed, std::int64_t index, Group group, std::int64_t length) {
+  constexpr std::int64_t min_width = 64;
+  CaseRequest r = fuzz_case(seed, 0, index, group.first, group.second);
+  r.shape.length = length;
+  r.shape.width *= (min_width + r.shape.width - 1) / r.shape.width;
+  if (length > 512) r.shape.batch = 1;
+  return r;
+}
+
+std::vector<PlannedCase> ladder_cases(const ReportOptions& o, const std::vector<std::int64_t>& lengths, Group group,
+                                      std::int64_t& index) {
+  std::vector<PlannedCase> cases;
+  for (std::int64_t length : lengths) cases.push_back({ladder_case(o.seed, index++, group, length), {}, {}});
+  return cases;
+}
+
+//! The production shapes of the seed workloads, with 16 gate heads (they divide every width).
+const std::vector<Shape>& seed_shapes() {
+  static const std::vector<Shape> shapes{{4, 2048, 2048, 16}, {1, 8192, 2560, 16}, {1, 32768, 1024, 16},
+                                         {1, 32768, 2048, 16}};
+  return shapes;
+}
+
+std::vector<PlannedCase> seed_shape_cases(const ReportOptions& o, Group group, std::int64_t& index) {
+  std::vector<PlannedCase> cases;
+  for (const Shape& s : seed_shapes()) {
+    CaseRequest r;
+    r.architecture = group.first;
+    r.io_dtype = group.second;
+    r.shape = s;
+    r.seed = o.seed * 1000003 + static_cast<std::uint64_t>(index);
+    // One whole (batch, head) block at full length, drawn from the seed.
+    const std::uint64_t pick = r.seed * 0x9e3779b97f4a7c15ULL;
+    const Block block{static_cast<std::int64_t>(pick % static_cast<std::uint64_t>(s.batch)),
+                      static_cast<std::int64_t>((pick >> 32) % static_cast<std::uint64_t>(s.heads))};
+    cases.push_back({r, Precision::float64, std::vector<Block>{block}});
+    ++index;
+  }
+  return cases;
+}
+
+std::string default_backends(const std::string& preset) {
+  if (preset == "seed-shapes")
+    return "{rglru/fused_grouped_prefix32_hierarchical_chunk16,complex_rglru/"
+           "fused_output_fused_write_shared_sfu_chunk32,complex_rglru/"
+           "fused_output_fused_write_shared_sfu_grouped_prefix64_hierarchical_chunk32}@*";
+  return "*";
+}
+
+//! Backends matching a glob, where the glob may be a brace list {a,b,...}@suffix (the seed-shapes default).
+std::vector<const BackendInfo*> matched(const std::string& glob) {
+  const auto open = glob.find('{'), close = glob.find('}');
+  if (open == std::string::npos || close == std::string::npos || close < open) return match_backends(glob);
+  std::vector<const BackendInfo*> out;
+  const std::string head = glob.substr(0, open), tail = glob.substr(close + 1);
+  std::string list = glob.substr(open + 1, close - open - 1) + ",";
+  for (std::size_t start = 0, comma; (comma = list.find(',', start)) != std::string::npos; start = comma + 1)
+    for (const BackendInfo* b : match_backends(head + list.substr(start, comma - start) + tail)) out.push_back(b);
+  return out;
+}
+
+Executor choose_executor(const ReportOptions& o) {
+  if (o.executor) return *o.executor;
+  if (o.preset == "seed-shapes" && cuda_device_name()) return Executor::cuda;
+  return Executor::host;
+}
+
+std::string compiler() {
+#if defined(__clang__)
+  return fmt::format("Clang {}.{}.{}", __clang_major__, __clang_minor__, __clang_patchlevel__);
+#elif defined(__GNUC__)
+  return fmt::format("GCC {}.{}.{}", __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__);
+#else
+  return "unknown";
+#endif
+}
+
+std::string host_name() {
+  char name[256] = {};
+  return gethostname(name, sizeof name - 1) == 0 ? std::string(name) : std::string("unknown");
+}
+
+Report header(const ReportOptions& o, const ReportPlan& plan) {
+  Report r;
+  r.label = o.label.empty() ? o.preset : o.label;
+  r.generated_at = utc_now();
+  r.tool = {"scancheck", SCANCHECK_VERSION, SCANCHECK_GIT_REVISION};
+  r.environment.executor = std::string(to_string(plan.executor));
+  if (plan.executor == Executor::cuda) r.environment.device = cuda_device_name();
+  r.environment.compiler = compiler();
+  if (const std::string cuda = SCANCHECK_CUDA_VERSION; !cuda.empty()) r.environment.cuda = cuda;
+  r.environment.host = host_name();
+  r.environment.threads = o.threads > 0 ? o.threads : static_cast<int>(std::thread::hardware_concurrency());
+  const bool sampled = o.preset == "seed-shapes";
+  r.method = {o.preset,
+              sampled ? "float64" : "float128",
+              "the reference's first-order bound on a float32 sequential evaluation of the same case "
+              "(running error analysis, reference/bounded.hpp)",
+              "the same-precision sequential backend of the architecture on the same case, host executor",
+              sampled ? "one whole (batch, head) block per case at full length, drawn from the seed"
+                      : "every element of every case",
+              o.seed,
+              o.backends.value_or(default_backends(o.preset))};
+  r.policy = o.policy;
+  r.coverage.backends_total = static_cast<std::int64_t>(registry().size());
+  r.scope = default_scope(r.method);
+  return r;
+}
+
+std::int64_t output_elements(const Case& c) {
+  std::int64_t n = 0;
+  for (const TensorSpec& spec : tensor_layout(c.architecture, c.shape, TensorRole::output)) n += element_count(spec.dims);
+  return n;
+}
+
+std::int64_t verified_elements(const Case& c, const ReferenceResult& reference) {
+  if (reference.covered.empty()) return output_elements(c);
+  std::int64_t n = 0;
+  for (const auto& [name, mask] : reference.covered)
+    for (std::int64_t i = 0; i < mask.size(); ++i) n += mask[i] != 0;
+  return n;
+}
+
+//! The two rows (forward, backward) of one backend's result on a case.
+std::vector<Row> rows_of(const BackendResult& result, const BackendInfo& backend, const CaseEntry& entry,
+                         const std::optional<BackendTiming>& timing) {
+  std::vector<Row> rows;
+  for (Pass pass : {Pass::forward, Pass::backward}) {
+    Row row;
+    row.case_id = entry.id;
+    row.shape = entry.request.shape;
+    row.architecture = backend.architecture;
+    row.backend = backend.name;
+    row.io_dtype = backend.io_dtype;
+    row.pass = pass;
+    row.error = result.error;
+    row.seed = entry.request.seed;
+    row.repro = fmt::format("scancheck check {} --backend '{}'", entry.repro, backend.name);
+    for (const std::string& name : result.missing)
+      if (pass_of(name) == pass) row.missing.push_back(name);
+    for (const TensorResult& t : result.tensors)
+      if (pass_of(t.metrics.name) == pass) row.tensors.push_back({t.metrics, t.verdict.pass, t.verdict.reasons});
+    row.ok = row.error.empty() && row.missing.empty() &&
+             std::all_of(row.tensors.begin(), row.tensors.end(), [](const TensorEntry& t) { return t.pass; });
+    if (timing) {
+      const PassTiming& t = pass == Pass::forward ? timing->forward : timing->backward;
+      row.timing = Timing{t.median_ms, t.min_ms, t.max_ms, timing->repeats};
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+}  // namespace
+
+const std::vector<std::string>& preset_names() {
+  static const std::vector<std::string> names{"quick", "ci", "seed-shapes"};
+  return names;
+}
+
+ReportPlan plan_report(const ReportOptions& o) {
+  if (std::find(preset_names().begin(), preset_names().end(), o.preset) == preset_names().end())
+    throw InputError(fmt::format("unknown preset '{}' (quick | ci | seed-shapes)", o.preset));
+  ReportPlan plan;
+  plan.executor = choose_executor(o);
+  if (plan.executor == Executor::cuda && !cuda_device_name())
+    throw InputError("--executor cuda: no CUDA device is available on this machine");
+  const auto candidates = matched(o.backends.value_or(default_backends(o.preset)));
+  std::int64_t index = 0;
+  for (const auto& [group, members] : groups_of(candidates)) {
+    std::vector<PlannedCase> cases;
+    if (o.preset == "quick") cases = ladder_cases(o, {2, 33, 300, 2100, 8200}, group, index);
+    if (o.preset == "ci") cases = ladder_cases(o, {1, 17, 65, 129, 513, 1025, 2049, 4100}, group, index);
+    if (o.preset == "seed-shapes") {
+      if (!is_gated(group.first)) continue;  // the production shapes are RG-LRU layers
+      cases = seed_shape_cases(o, group, index);
+    }
+    plan.backends.insert(plan.backends.end(), members.begin(), members.end());
+    plan.backend_runs += static_cast<std::int64_t>(cases.size() * members.size());
+    plan.cases.insert(plan.cases.end(), cases.begin(), cases.end());
+  }
+  if (plan.cases.empty())
+    throw InputError(fmt::format("preset {} has no case for the backends '{}'", o.preset,
+                                 o.backends.value_or(default_backends(o.preset))));
+  return plan;
+}
+
+Report run_report(const ReportOptions& o, const std::function<void(const ReportProgress&)>& progress) {
+  const ReportPlan plan = plan_report(o);
+  Report report = header(o, plan);
+  ReportProgress p;
+  p.runs_total = plan.backend_runs;
+  p.cases = static_cast<std::int64_t>(plan.cases.size());
+  const auto start = Clock::now();
+  const auto tell = [&](std::string activity) {
+    p.activity = std::move(activity);
+    p.elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+    if (progress) progress(p);
+  };
+  for (const PlannedCase& planned : plan.cases) {
+    if (o.stop && o.stop->load()) break;
+    const Case c = make_case(planned.request);
+    CaseEntry entry;
+    entry.id = fmt::format("c{}", p.case_index);
+    entry.request = planned.request;
+    entry.repro = describe_request(planned.request);
+    tell(fmt::format("reference of {} ({} {})", entry.id, to_string(c.architecture), to_string(c.shape)));
+    ReferenceOptions reference_options;
+    reference_options.precision = planned.precision;
+    reference_options.threads = o.threads;
+    reference_options.sample = planned.sample;
+    const ReferenceResult reference = compute_reference(c, reference_options);
+    entry.elements_total = output_elements(c);
+    entry.elements_verified = verified_elements(c, reference);
+    entry.fraction_verified = static_cast<double>(entry.elements_verified) / static_cast<double>(entry.elements_total);
+    std::vector<const BackendInfo*> members;
+    for (const BackendInfo* b : plan.backends)
+      if (b->architecture == c.architecture && b->io_dtype == c.io_dtype) members.push_back(b);
+    const auto judged = [&](const BackendResult& result) {
+      const BackendInfo& backend = find_backend(result.backend);
+      std::optional<BackendTiming> timing;
+      if (plan.executor == Executor::cuda && result.error.empty())
+        timing = time_backend(backend, c, o.timing_warmup, o.timing_repeats);
+      for (Row& row : rows_of(result, backend, entry, timing)) report.rows.push_back(std::move(row));
+      ++p.runs_done;
+      tell(result.backend);
+    };
+    check_backends(c, members, plan.executor, reference, o.policy, judged);
+    report.cases.push_back(std::move(entry));
+    ++p.case_index;
+  }
+  if (o.stop && o.stop->load())
+    report.scope.insert(report.scope.begin(), fmt::format("Interrupted: {} of {} planned cases were run.",
+                                                          p.case_index, plan.cases.size()));
+  summarise(report);
+  return report;
+}
+
+void write_report(const Report& report, const std::filesystem::path& dir) {
+  const std::string json = to_json(report).dump(1) + "\n";
+  const std::string markdown = render_markdown(report), html = render_html(report);
+  write_directory_atomically(dir, [&](const std::filesystem::path& tmp) {
+    for (const auto& [name, text] : {std::pair{"report.json", &json}, {"report.md", &markdown}, {"report.html", &html}}) {
+      std::ofstream out(tmp / name, std::ios::binary);
+      out << *text;
+      out.close();
+      if (!out) throw InputError(fmt::format("cannot write {}", (dir / name).string()));
+    }
+  });
+}
+
+}  // namespace scancheck::reports

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: Apache-2.0
+//! @file
+//! Fills a tolerance report (model.hpp) by running backends against the reference (properties/differential):
+//! the presets say which cases, the glob which backends, the executor where they run.
+//!
+//!   quick        every (architecture, io dtype) group of the matched backends: 5 cases, lengths 2, 33, 300,
+//!                2100 (the hierarchical schedules' largest group spans 2048) and 8200, everything else
+//!                drawn from the fuzz stream (properties/fuzz.hpp: batch, heads, regime, h0, dh_last, sqrt
+//!                convention; the width widened to at least 64); host executor. About two minutes for every
+//!                backend on two cores.
+//!   ci           the same with 8 cases per group, lengths 1 to 4100 (about 3x quick's time).
+//!   seed-shapes  the four production shapes (4,2048,2048), (1,8192,2560), (1,32768,1024), (1,32768,2048)
+//!                with 16 heads, for rglru and complex_rglru; the reference (float64: linear cost, far below
+//!                float32 rounding) computes one (batch, head) block drawn from the seed at full length, and
+//!                the report states the fraction verified. Default backends: the three production variants
+//!                in both dtypes. The cuda executor when a device exists.
+//! With the cuda executor every row also carries device timings (median, min, max of warmed runs).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backends/backend.hpp"
+#include "core/generate.hpp"
+#include "reference/reference.hpp"
+#include "reports/model.hpp"
+
+namespace scancheck::reports {
+
+struct ReportOptions {
+  std::string preset = "quick";
+  std::optional<std::string> backends;  //!< glob; nullopt: the preset's default
+  std::optional<Executor> executor;     //!< nullopt: auto (cuda for seed-shapes when a device exists)
+  std::uint64_t seed = 1;
+  std::string label;                    //!< default: the preset's name
+  TolerancePolicy policy;
+  int threads = 0;                      //!< reference threads (0: all cores)
+  int timing_warmup = 3, timing_repeats = 10;
+  const std::atomic<bool>* stop = nullptr;  //!< set to stop after the current case; the report says so
+};
+
+//! One case the report runs: its request and what the reference computes of it.
+struct PlannedCase {
+  CaseRequest request;
+  Precision precision = Precision::float128;
+  std::optional<std::vector<Block>> sample;  //!< nullopt: every block
+};
+
+struct ReportPlan {
+  std::vector<PlannedCase> cases;
+  std::vector<const BackendInfo*> backends;
+  Executor executor = Executor::host;
+  std::int64_t backend_runs = 0;  //!< sum over cases of the backends of their architecture and dtype
+};
+
+//! The presets' names, for help texts and errors.
+const std::vector<std::string>& preset_names();
+
+//! The cases and backends of a preset. Throws InputError for an unknown preset, a glob that matches
+//! nothing, or an executor this build or machine cannot run.
+ReportPlan plan_report(const ReportOptions&);
+
+struct ReportProgress {
+  std::int64_t runs_done = 0, runs_total = 0;
+  std::int64_t case_index = 0, cases = 0;
+  std::string activity;  //!< "reference of c3 (rglru B=1 L=2100 W=24 H=2)", "rglru/chunk16@fp32", ...
+  double elapsed = 0;
+};
+
+//! Runs the plan and returns the summarised report.
+Report run_report(const ReportOptions&, const std::function<void(const ReportProgress&)>& progress = {});
+
+//! Writes report.json, report.md and report.html into `dir`, atomically (all three or none).
+void write_report(const Report&, const std::filesystem::path& dir);
+
+}  // namespace scancheck::reports

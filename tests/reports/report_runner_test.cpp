@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: Apache-2.0
+// The report runner and the model's JSON: presets plan what they promise, a real report round-trips
+// through report.json exactly, the strict reader names what is wrong with a bad file, and write_report
+// writes all three files or none. Every report written here lands under SCANCHECK_TEST_REPORTS, where
+// report_schema_test validates it against reports/schema/report.schema.json.
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+#include "properties/fuzz.hpp"
+#include "reports/markdown.hpp"
+#include "reports/runner.hpp"
+
+namespace scancheck::reports {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+const fs::path test_reports = fs::path(SCANCHECK_TEST_REPORTS) / "report_runner_test";
+
+//! A quick report of a few backends, computed once for the whole suite.
+const Report& small_report() {
+  static const Report report = [] {
+    ReportOptions o;
+    o.backends = "{scan/chunk16,complex_rglru/fused_output_shared_sfu_chunk32,rglru/sequential}@*";
+    o.seed = 7;
+    o.label = "runner-test";
+    Report r = run_report(o);
+    write_report(r, test_reports / "small");
+    return r;
+  }();
+  return report;
+}
+
+TEST(ReportPlan, QuickCoversEveryBackendWithALadderOfLengths) {
+  const ReportPlan plan = plan_report({});
+  EXPECT_EQ(plan.backends.size(), registry().size());
+  EXPECT_EQ(plan.executor, Executor::host);
+  EXPECT_EQ(plan.cases.size(), 8u * 5u);  // 4 architectures x 2 dtypes, 5 lengths each
+  std::multiset<std::int64_t> lengths;
+  for (const PlannedCase& c : plan.cases) {
+    lengths.insert(c.request.shape.length);
+    EXPECT_FALSE(c.sample.has_value());
+    EXPECT_EQ(c.precision, Precision::float128);
+  }
+  for (std::int64_t length : {2, 33, 300, 2100, 8200}) EXPECT_EQ(lengths.count(length), 8u) << length;
+  for (const PlannedCase& c : plan.cases) EXPECT_GE(c.request.shape.width, 64) << describe_request(c.request);
+  std::int64_t runs = 0;
+  for (const PlannedCase& c : plan.cases)
+    for (const BackendInfo& b : registry()) runs += b.architecture == c.request.architecture && b.io_dtype == c.request.io_dtype;
+  EXPECT_EQ(plan.backend_runs, runs);
+}
+
+TEST(ReportPlan, CiHasMoreCasesThanQuick) {
+  ReportOptions o;
+  o.preset = "ci";
+  EXPECT_EQ(plan_report(o).cases.size(), 8u * 8u);
+}
+
+TEST(ReportPlan, SeedShapesSampleOneBlockOfEachProductionShape) {
+  ReportOptions o;
+  o.preset = "seed-shapes";
+  const ReportPlan plan = plan_report(o);
+  ASSERT_EQ(plan.cases.size(), 16u);  // 4 shapes x {rglru, complex_rglru} x {fp32, bf16}
+  std::set<std::string> backends;
+  for (const BackendInfo* b : plan.backends) backends.insert(b->name);
+  EXPECT_EQ(backends.size(), 6u);
+  EXPECT_TRUE(backends.count("rglru/fused_grouped_prefix32_hierarchical_chunk16@bf16"));
+  EXPECT_TRUE(backends.count("complex_rglru/fused_output_fused_write_shared_sfu_chunk32@fp32"));
+  std::set<std::int64_t> lengths;
+  for (const PlannedCase& c : plan.cases) {
+    EXPECT_TRUE(is_gated(c.request.architecture));
+    ASSERT_TRUE(c.sample.has_value());
+    ASSERT_EQ(c.sample->size(), 1u);
+    EXPECT_LT(c.sample->front().batch, c.request.shape.batch);
+    EXPECT_LT(c.sample->front().head, c.request.shape.heads);
+    EXPECT_EQ(c.precision, Precision::float64);
+    lengths.insert(c.request.shape.length);
+  }
+  EXPECT_EQ(lengths, (std::set<std::int64_t>{2048, 8192, 32768}));
+}
+
+TEST(ReportPlan, BadOptionsAreInputErrors) {
+  ReportOptions unknown;
+  unknown.preset = "slow";
+  EXPECT_THROW(plan_report(unknown), InputError);
+  ReportOptions nothing;
+  nothing.backends = "no_such/*";
+  EXPECT_THROW(plan_report(nothing), InputError);
+  ReportOptions scans;
+  scans.preset = "seed-shapes";
+  scans.backends = "scan/*";  // the production shapes are RG-LRU layers only
+  EXPECT_THROW(plan_report(scans), InputError);
+}
+
+TEST(ReportRun, EveryCorrectBackendPassesWithTwoRowsPerCase) {
+  const Report& r = small_report();
+  EXPECT_TRUE(r.verdict.pass) << r.verdict.summary;
+  EXPECT_EQ(r.coverage.backends_checked, 6);
+  EXPECT_EQ(r.coverage.cases, 6 * 5);
+  EXPECT_EQ(r.rows.size(), 2u * 5u * 6u);
+  EXPECT_DOUBLE_EQ(r.coverage.fraction_verified, 1.0);
+  EXPECT_EQ(r.label, "runner-test");
+  EXPECT_FALSE(r.tool.git_revision.empty());
+  for (const Row& row : r.rows) {
+    ASSERT_TRUE(row.ok) << row.backend << " " << row.repro;
+    EXPECT_EQ(row.repro.rfind("scancheck check --arch ", 0), 0u);
+    EXPECT_NE(row.repro.find(row.backend), std::string::npos);
+    EXPECT_FALSE(row.timing.has_value()) << "host runs carry no device timings";
+    for (const TensorEntry& t : row.tensors) {
+      EXPECT_EQ(pass_of(t.metrics.name), row.pass) << t.metrics.name;
+      std::int64_t counted = 0;
+      for (std::int64_t n : t.metrics.ulp_histogram) counted += n;
+      EXPECT_EQ(counted + t.metrics.unbounded + t.metrics.nonfinite_mismatches, t.metrics.compared) << t.metrics.name;
+    }
+    std::size_t outputs = 0;
+    for (const TensorSpec& spec : tensor_layout(row.architecture, row.shape, TensorRole::output))
+      outputs += pass_of(spec.name) == row.pass;
+    EXPECT_EQ(row.tensors.size(), outputs) << row.backend << " " << to_string(row.pass);
+  }
+}
+
+TEST(ReportJson, RoundTripsExactly) {
+  const json j = to_json(small_report());
+  const Report back = from_json(json::parse(j.dump()), "round trip");
+  EXPECT_EQ(to_json(back), j);
+}
+
+TEST(ReportJson, NonFiniteNumbersTravelAsStrings) {
+  Report r = small_report();
+  r.rows.front().tensors.front().metrics.baseline_ratio = std::numeric_limits<double>::infinity();
+  const json j = to_json(r);
+  EXPECT_EQ(j["rows"][0]["tensors"][0]["baseline_ratio"], "inf");
+  const Report back = from_json(json::parse(j.dump()), "inf");
+  EXPECT_TRUE(std::isinf(*back.rows.front().tensors.front().metrics.baseline_ratio));
+}
+
+//! The error message of reading `j`, or "" when it reads.
+std::string read_error(const json& j) {
+  try {
+    from_json(j, "bad.json");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(ReportJson, StrictReadingNamesTheProblem) {
+  const json good = to_json(small_report());
+  EXPECT_NE(read_error(json{{"a", 1}}).find("not a scancheck report"), std::string::npos);
+  json future = good;
+  future["schema_version"] = 2;
+  EXPECT_NE(read_error(future).find("schema_version 2 is not supported"), std::string::npos);
+  json missing = good;
+  missing["rows"][3]["tensors"][0].erase("max_abs");
+  EXPECT_NE(read_error(missing).find("rows[3].tensors[0]: missing field 'max_abs'"), std::string::npos);
+  json mistyped = good;
+  mistyped["coverage"]["cases"] = "many";
+  EXPECT_NE(read_error(mistyped).find("coverage.cases: expected an integer"), std::string::npos);
+  json dangling = good;
+  dangling["rows"][0]["case"] = "c999";
+  EXPECT_NE(read_error(dangling).find("unknown case id 'c999'"), std::string::npos);
+  json verdict = good;
+  verdict["rows"][1]["verdict"] = "maybe";
+  EXPECT_NE(read_error(verdict).find("rows[1].verdict"), std::string::npos);
+  json foreign = good;
+  foreign["tool"]["name"] = "othertool";
+  EXPECT_NE(read_error(foreign).find("not scancheck"), std::string::npos);
+}
+
+TEST(ReportFiles, WriteReportWritesAllThreeFilesAndNoTemporary) {
+  const fs::path dir = test_reports / "small";
+  small_report();
+  for (const char* name : {"report.json", "report.md", "report.html"}) {
+    ASSERT_TRUE(fs::exists(dir / name)) << name;
+    EXPECT_GT(fs::file_size(dir / name), 500u) << name;
+  }
+  for (const auto& entry : fs::directory_iterator(dir.parent_path()))
+    EXPECT_EQ(entry.path().filename().string().find(".tmp-"), std::string::npos) << entry.path();
+  EXPECT_EQ(to_json(load_report(dir / "report.json")), to_json(small_report()));
+}
+
+TEST(ReportFiles, AnUnwritableDirectoryIsAnInputErrorAndLeavesNothing) {
+  const fs::path blocker = test_reports / "not-a-directory";
+  fs::create_directories(test_reports);
+  std::ofstream(blocker) << "a file where the report's parent directory should be\n";
+  EXPECT_THROW(write_report(small_report(), blocker / "report"), InputError);
+  EXPECT_TRUE(fs::is_regular_file(blocker));
+  for (const auto& entry : fs::directory_iterator(test_reports))
+    EXPECT_EQ(entry.path().filename().string().find(".tmp-"), std::string::npos) << entry.path();
+}
+
+TEST(ReportMarkdown, VerdictFirstThenATablePerArchitecture) {
+  const std::string md = render_markdown(small_report());
+  EXPECT_EQ(md.find("# scancheck tolerance report: runner-test"), 0u);
+  const auto verdict = md.find("**PASS: 6 backends x 30 cases");
+  ASSERT_NE(verdict, std::string::npos);
+  std::size_t previous = verdict;
+  for (const char* heading : {"## scan", "## rglru", "## complex_rglru"}) {
+    const auto at = md.find(std::string(heading) + "\n");
+    ASSERT_NE(at, std::string::npos) << heading;
+    EXPECT_GT(at, previous) << heading;
+    previous = at;
+  }
+  EXPECT_NE(md.find("| backend | worst tensor | max ULP | bound ratio | baseline ratio |"), std::string::npos);
+  EXPECT_NE(md.find("| `rglru/sequential@bf16` |"), std::string::npos);
+  EXPECT_EQ(md.find("## Failures"), std::string::npos);
+}
+
+TEST(ReportMarkdown, FailuresComeBeforeTheTablesWithTheirRepro) {
+  Report r = small_report();
+  Row& row = r.rows[5];
+  row.ok = false;
+  row.tensors.front().pass = false;
+  row.tensors.front().reasons = {"h: element [0, 1, 2] is 9x its bound"};
+  summarise(r);
+  const std::string md = render_markdown(r);
+  EXPECT_NE(md.find("**FAIL: 1 of 6 backends failed (1 of 60 rows)"), std::string::npos);
+  const auto failures = md.find("## Failures");
+  ASSERT_NE(failures, std::string::npos);
+  EXPECT_LT(failures, md.find("## scan\n"));
+  EXPECT_NE(md.find("9x its bound", failures), std::string::npos);
+  EXPECT_NE(md.find(row.repro, failures), std::string::npos);
+  EXPECT_NE(md.find("**FAIL** (1)"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace scancheck::reports
