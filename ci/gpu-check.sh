@@ -6,6 +6,9 @@
 #   ci/gpu-check.sh run     there, with build/gpu carried: runs every gpu-labelled test binary, then times
 #                           every scan backend and the production gated backends at the seed shapes;
 #                           writes gpu-results.md into $OUT (or docs/)
+#   ci/gpu-check.sh report  there, a second call: the seed-shapes tolerance report on the cuda executor
+#                           (accuracy and device times of the production backends side by side) into
+#                           $OUT/seed-shapes (or build/seed-shapes); about 16 cases of sampled float64 references
 # Budget: the run half must finish in under 8 minutes (it prints its own elapsed time).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,7 +21,8 @@ case "$mode" in
     cmake --preset gpu >/dev/null
     cmake --build --preset gpu -j "$(nproc)"
     mkdir -p "$build/lib"
-    for exe in "$build"/tests/backends/*_test "$build"/tests/bench/scan_gpu_timing "$build"/tests/bench/gated_gpu_timing; do
+    for exe in "$build"/tests/backends/*_test "$build"/tests/bench/scan_gpu_timing "$build"/tests/bench/gated_gpu_timing \
+        "$build"/cli/scancheck; do
       [ -x "$exe" ] || continue
       { ldd "$exe" | awk '/=> \// {print $3}' | grep -E 'libmpfr|libgmp|libfmt|libgtest|libgmock|libbenchmark|libquadmath' ||
           true; } | xargs -r -I{} cp -L {} "$build/lib/"
@@ -73,8 +77,13 @@ case "$mode" in
     echo "gpu-check: $(( $(date +%s) - start )) s, results in $out/gpu-results.md"
     exit $status
     ;;
+  report)
+    export LD_LIBRARY_PATH="$PWD/$build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    out=${OUT:-build}
+    timeout 460 "$build/cli/scancheck" report --preset seed-shapes --executor cuda --out "$out/seed-shapes"
+    ;;
   *)
-    echo "usage: ci/gpu-check.sh build|run" >&2
+    echo "usage: ci/gpu-check.sh build|run|report" >&2
     exit 2
     ;;
 esac

@@ -185,8 +185,11 @@ struct Frame {
   double y1() const { return top; }
 };
 
-Frame make_frame(std::pair<double, double> x_decades, std::pair<double, double> y_decades) {
+Frame make_frame(std::pair<double, double> x_decades, std::pair<double, double> y_decades, double height = 310,
+                 double bottom = 46) {
   Frame f;
+  f.height = height;
+  f.bottom = bottom;
   f.x = {x_decades.first, x_decades.second, f.x0(), f.x1()};
   f.y = {y_decades.first, y_decades.second, f.y0(), f.y1()};
   return f;
@@ -453,10 +456,9 @@ std::string ulp_bars(const Frame& f, const std::array<UlpCounts, 2>& counts) {
 std::string ulp_histogram_panel(std::string_view title, const std::array<UlpCounts, 2>& counts) {
   std::int64_t max = 0;
   for (const UlpCounts& c : counts) max = std::max(max, *std::max_element(c.begin(), c.end()));
-  Frame f = make_frame({0, 1}, {std::log10(0.5), std::max(1.0, std::ceil(std::log10(static_cast<double>(max))))});
-  f.height = 290;
-  f.bottom = 56;
-  f.y = {f.y.lo, f.y.hi, f.y0(), f.y1()};
+  // Counts of 1 get a visible bar: the axis starts at 1/2.
+  const Frame f = make_frame({0, 1}, {std::log10(0.5), std::max(1.0, std::ceil(std::log10(static_cast<double>(max))))},
+                             290, 56);
   std::string out = svg_open(f, title);
   out += panel_title(f, title);
   out += y_decade_axis(f, "elements");
@@ -568,7 +570,7 @@ std::string heat_colour(double position) {
                      mix(stops[i].b, stops[i + 1].b));
 }
 
-constexpr double cell_w = 58, cell_h = 14, name_char_w = 6.7, heat_header_h = 96, heat_legend_h = 64;
+constexpr double cell_w = 58, cell_h = 14, name_char_w = 6.7, heat_legend_h = 64;
 
 std::string heat_cell(double x, double y, const HeatCell& cell, const std::string& backend,
                       const std::string& tensor, double bound_factor) {
@@ -614,30 +616,45 @@ std::string heat_legend(double x, double y, double bound_factor) {
   return out;
 }
 
-std::string bound_ratio_heat_map(std::string_view title, const HeatMap& m, const TolerancePolicy& policy,
-                                 const Palette& palette) {
-  std::size_t longest = 0;
-  for (const std::string& b : m.backends) longest = std::max(longest, b.size());
-  const double left = 12 + name_char_w * static_cast<double>(longest);
-  Frame f;
-  f.width = left + std::max(cell_w * static_cast<double>(m.tensors.size()) + 90, 900.0);
-  f.height = heat_header_h + cell_h * static_cast<double>(m.backends.size()) + heat_legend_h;
-  std::string out = fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" "
-                                "viewBox=\"0 0 {0} {1}\" role=\"img\" aria-label=\"{2}\">\n",
-                                px(f.width), px(f.height), escape(title));
-  put(out, "<text class=\"panel-title\" x=\"4\" y=\"16\">{}</text>\n", escape(title));
+//! The band over the cells: the tensor names, rotated, and the title at its bottom left.
+std::string heat_map_header(std::string_view title, const HeatMap& m, double left, double header) {
+  std::string out = fmt::format("<text class=\"panel-title\" x=\"4\" y=\"{}\">{}</text>\n", px(header - 8),
+                                escape(title));
   for (std::size_t c = 0; c < m.tensors.size(); ++c)
     put(out, "<text class=\"column\" transform=\"translate({},{}) rotate(-35)\">{}</text>\n",
-        px(left + cell_w * static_cast<double>(c) + cell_w / 2 - 6), px(heat_header_h - 6), escape(m.tensors[c]));
+        px(left + cell_w * static_cast<double>(c) + cell_w / 2 - 6), px(header - 6), escape(m.tensors[c]));
+  return out;
+}
+
+//! One line per backend: its name (red when it fails), then a cell per tensor.
+std::string heat_map_rows(const HeatMap& m, double left, double header, double bound_factor, const Palette& palette) {
+  std::string out;
   for (std::size_t b = 0; b < m.backends.size(); ++b) {
-    const double y = heat_header_h + cell_h * static_cast<double>(b);
+    const double y = header + cell_h * static_cast<double>(b);
     put(out, "<text class=\"row-name{}\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n",
         palette.fails(m.backends[b]) ? " fail" : "", px(left - 6), px(y + cell_h - 3.5), escape(m.backends[b]));
     for (std::size_t c = 0; c < m.tensors.size(); ++c)
       out += heat_cell(left + cell_w * static_cast<double>(c), y, m.cells[b][c], m.backends[b], m.tensors[c],
-                       policy.bound_factor);
+                       bound_factor);
   }
-  out += heat_legend(left, heat_header_h + cell_h * static_cast<double>(m.backends.size()) + 16, policy.bound_factor);
+  return out;
+}
+
+std::string bound_ratio_heat_map(std::string_view title, const HeatMap& m, const TolerancePolicy& policy,
+                                 const Palette& palette) {
+  std::size_t longest_backend = 0, longest_tensor = 0;
+  for (const std::string& b : m.backends) longest_backend = std::max(longest_backend, b.size());
+  for (const std::string& t : m.tensors) longest_tensor = std::max(longest_tensor, t.size());
+  const double left = 12 + name_char_w * static_cast<double>(longest_backend);
+  const double header = std::max(40.0, 26 + 4.0 * static_cast<double>(longest_tensor));  // sin 35° of the names
+  const double body = cell_h * static_cast<double>(m.backends.size());
+  const double width = left + std::max(cell_w * static_cast<double>(m.tensors.size()) + 90, 900.0);
+  std::string out = fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" "
+                                "viewBox=\"0 0 {0} {1}\" role=\"img\" aria-label=\"{2}\">\n",
+                                px(width), px(header + body + heat_legend_h), escape(title));
+  out += heat_map_header(title, m, left, header);
+  out += heat_map_rows(m, left, header, policy.bound_factor, palette);
+  out += heat_legend(left, header + body + 16, policy.bound_factor);
   out += "</svg>\n";
   return out;
 }
@@ -783,7 +800,9 @@ h3{font-size:15px;margin:22px 0 6px}
 .banner{padding:12px 18px;border-radius:6px;color:#fff;font-size:18px;font-weight:600}
 .banner.pass{background:var(--pass)}
 .banner.fail{background:var(--fail)}
-.facts{display:grid;grid-template-columns:repeat(auto-fill,minmax(250px,1fr));gap:12px;margin-top:16px}
+.facts{display:grid;grid-template-columns:repeat(auto-fit,minmax(280px,1fr));gap:12px;margin-top:16px}
+.facts section.wide{grid-column:1/-1}
+.facts section.wide dl{grid-template-columns:max-content 1fr max-content 1fr}
 .facts section{background:var(--panel);border:1px solid var(--rule);border-radius:6px;padding:10px 14px}
 .facts h3{margin:0 0 6px;font-size:12px;text-transform:uppercase;letter-spacing:.06em;color:var(--muted)}
 dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;margin:0;font-size:13px}
@@ -852,8 +871,8 @@ std::string fact(std::string_view name, std::string_view value) {
   return fmt::format("<dt>{}</dt><dd>{}</dd>", name, escape(value));
 }
 
-std::string facts_box(std::string_view title, const std::string& items) {
-  return fmt::format("<section><h3>{}</h3><dl>{}</dl></section>\n", title, items);
+std::string facts_box(std::string_view title, const std::string& items, bool wide = false) {
+  return fmt::format("<section{}><h3>{}</h3><dl>{}</dl></section>\n", wide ? " class=\"wide\"" : "", title, items);
 }
 
 std::string run_facts(const Report& r) {
@@ -875,7 +894,8 @@ std::string method_facts(const Method& m) {
   return facts_box("Method", fact("preset", m.preset) + fact("reference", m.reference_precision) +
                                  fact("bounds", m.bounds) + fact("baseline", m.baseline) +
                                  fact("sampling", m.sampling) + fact("seed", std::to_string(m.seed)) +
-                                 fact("backends", m.backends));
+                                 fact("backends", m.backends),
+                   true);
 }
 
 std::string coverage_facts(const Coverage& c) {
@@ -901,8 +921,8 @@ std::string summary_section(const Report& r) {
   const std::string summary = r.verdict.summary.empty() ? (r.verdict.pass ? "PASS" : "FAIL") : r.verdict.summary;
   put(out, "</h1>\n<div class=\"banner {}\">{}</div>\n<div class=\"facts\">\n", r.verdict.pass ? "pass" : "fail",
       escape(summary));
-  out += run_facts(r) + environment_facts(r.environment) + method_facts(r.method) + coverage_facts(r.coverage) +
-         policy_facts(r.policy);
+  out += run_facts(r) + environment_facts(r.environment) + coverage_facts(r.coverage) + policy_facts(r.policy) +
+         method_facts(r.method);
   out += "</div>\n</header>\n";
   return out;
 }

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # End-to-end checks of the scancheck executable: make-case and reference on every architecture, run, property and the
 # bad-input contract (one line on stderr, exit code 2, no output directory left behind).
-# Usage: cli_test.sh /path/to/scancheck
+# Usage: cli_test.sh /path/to/scancheck [REPORTS_DIR]   (reports written here are copied to REPORTS_DIR, where
+# report_schema_test validates them)
 set -uo pipefail
 bin=$1
+reports_dir=${2:-}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 failures=0
@@ -191,6 +193,22 @@ mkdir -p "$work/replace" && touch "$work/replace/stale"
 "$bin" reference --case "$work/scan-default" --out "$work/replace" >/dev/null
 [ ! -e "$work/replace/stale" ] && [ -f "$work/replace/h.npy" ] && pass || fail "output directory not replaced atomically"
 
+# scancheck report: the three files, the exit code of the verdict, progress on stderr, bad input.
+"$bin" report --preset quick --backends 'rglru/sequential@*' --label cli --out "$work/report" \
+  >"$work/report.out" 2>"$work/report.err"
+rc=$?
+[ $rc -eq 0 ] && [ -s "$work/report/report.json" ] && [ -s "$work/report/report.md" ] &&
+  [ -s "$work/report/report.html" ] && grep -q '^PASS: 2 backends x 10 cases' "$work/report.out" &&
+  grep -q 'runs, case' "$work/report.err" && pass || fail "report: exit $rc, three files, verdict and progress"
+grep -q '^# scancheck tolerance report: cli' "$work/report/report.md" && pass || fail "report.md title"
+expect_bad_input "report of an unknown preset" "$work/r2" report --preset slow --out "$work/r2"
+expect_bad_input "report of an unknown backend" "$work/r2" report --backends 'nope/*' --out "$work/r2"
+expect_bad_input "report of seed shapes of a plain scan" "$work/r2" report --preset seed-shapes --backends 'scan/*' \
+  --out "$work/r2"
+expect_bad_input "report of a bad executor" "$work/r2" report --executor tpu --out "$work/r2"
+"$bin" report --preset quick --backends 'scan/chunk16@fp32' --policy "$work/no-such-policy.json" --out "$work/r2" \
+  >/dev/null 2>"$work/stderr"; [ $? -eq 2 ] && [ ! -e "$work/r2" ] && pass || fail "report with a missing policy"
+
 # Report tools: diff, merge and calibrate on quick reports of one backend (a second each).
 tools="$work/tools"
 mkdir -p "$tools"
@@ -236,6 +254,13 @@ expect_bad_input "diff --max-growth below 1" "" diff "$tools/a" "$tools/b" --max
   fail "calibrate --format pytest writes Python"
 expect_bad_input "calibrate --margin below 1" "$tools/t.json" calibrate "$tools/a" --out "$tools/t.json" --margin 0.5
 expect_bad_input "calibrate --format yaml" "$tools/t.json" calibrate "$tools/a" --out "$tools/t.json" --format yaml
+
+if [ -n "$reports_dir" ]; then
+  rm -rf "$reports_dir/cli" && mkdir -p "$reports_dir/cli"
+  cp "$work/report/report.json" "$reports_dir/cli/report.json"
+  for name in a s2 other; do cp "$tools/$name/report.json" "$reports_dir/cli/$name.json"; done
+  cp "$tools/merged.json" "$reports_dir/cli/merged.json"
+fi
 
 echo "cli: $passed passed, $failures failed"
 [ "$failures" -eq 0 ]

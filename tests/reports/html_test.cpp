@@ -7,7 +7,6 @@
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <regex>
 #include <string>
@@ -16,6 +15,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "core/case_dir.hpp"
 #include "reports/html.hpp"
 
 namespace scancheck::reports {
@@ -327,7 +327,7 @@ TEST(HtmlReport, StaysCompactWithARegistrysWorthOfBackends) {
   expect_finite_coordinates(html.substr(0, 400000));
   const fs::path dir = fs::path(SCANCHECK_TEST_REPORTS) / "html_test";
   fs::create_directories(dir);
-  std::ofstream(dir / "registry.html") << html;  // for looking at: 128 backends per group
+  write_file_atomically(dir / "registry.html", html);  // for looking at: 128 backends per group
 }
 
 //! The page html_render_test screenshots: a realistic report of a handful of backends per architecture.
@@ -337,7 +337,8 @@ TEST(HtmlReport, WritesThePageForTheRenderTest) {
   add_oddities(r);
   const fs::path dir = fs::path(SCANCHECK_TEST_REPORTS) / "html_test";
   fs::create_directories(dir);
-  std::ofstream(dir / "report.html") << render_html(r);
+  // Atomically: the discovered copy of this test may rewrite it while html_render_test reads it.
+  write_file_atomically(dir / "report.html", render_html(r));
   EXPECT_GT(fs::file_size(dir / "report.html"), 10000u);
 }
 
