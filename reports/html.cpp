@@ -15,6 +15,8 @@
 
 #include <fmt/format.h>
 
+#include "reports/summary.hpp"
+
 namespace scancheck::reports {
 namespace {
 
@@ -65,16 +67,10 @@ std::string power_of_ten(int k, int plain_below = 1) {
 
 // ---- numbers ------------------------------------------------------------------------------------------
 
-//! The larger of two errors, NaN winning: a NaN metric is never hidden behind a finite one.
-double worse(double a, double b) { return std::isnan(a) || std::isnan(b) ? std::nan("") : std::max(a, b); }
-void fold(std::optional<double>& acc, const std::optional<double>& v) {
-  if (v) acc = acc ? worse(*acc, *v) : *v;
-}
-
 //! The largest scaled error of a row's tensors; absent when it has none (the run failed).
 std::optional<double> row_scaled_error(const Row& row) {
   std::optional<double> out;
-  for (const TensorEntry& t : row.tensors) fold(out, scaled_error(t.metrics));
+  for (const TensorEntry& t : row.tensors) fold_max(out, scaled_error(t.metrics));
   return out;
 }
 
@@ -535,7 +531,7 @@ HeatMap bound_ratios(const RowSet& rows) {
       HeatCell& cell = m.cells[static_cast<std::size_t>(b)][static_cast<std::size_t>(c)];
       cell.measured = true;
       cell.failed = cell.failed || !t.pass;
-      fold(cell.ratio, t.metrics.bound_ratio);
+      fold_max(cell.ratio, t.metrics.bound_ratio);
     }
   }
   return m;
@@ -675,71 +671,34 @@ std::string heat_map_section(const Report& r, const Palette& palette) {
 
 // ---- verdict table ------------------------------------------------------------------------------------
 
-struct BackendSummary {
-  std::string backend;
-  int rows = 0, failed = 0;
-  std::string worst_tensor = "–";
-  std::optional<double> worst_bound, worst_scaled;  //!< what made the worst tensor the worst
-  std::optional<double> max_ulp, max_bound_ratio, max_baseline_ratio, max_scaled_error;
-};
-
-//! The worst tensor is the one with the largest bound ratio; without any bound ratio, the largest scaled error.
-void consider(BackendSummary& s, const TensorEntry& t, Pass pass) {
-  const TensorMetrics& m = t.metrics;
-  const std::string name = fmt::format("{} ({})", m.name, to_string(pass));
-  if (m.bound_ratio && (!s.worst_bound || !(*m.bound_ratio <= *s.worst_bound))) {
-    s.worst_bound = m.bound_ratio;
-    s.worst_tensor = name;
-  } else if (!s.worst_bound && (!s.worst_scaled || !(scaled_error(m) <= *s.worst_scaled))) {
-    s.worst_scaled = scaled_error(m);
-    s.worst_tensor = name;
-  }
-  fold(s.max_ulp, m.ulp_max);
-  fold(s.max_bound_ratio, m.bound_ratio);
-  fold(s.max_baseline_ratio, m.baseline_ratio);
-  fold(s.max_scaled_error, scaled_error(m));
-}
-
-std::vector<BackendSummary> summarise_backends(const RowSet& rows) {
-  std::vector<BackendSummary> out;
-  for (const std::string& backend : backends_in(rows)) {
-    BackendSummary s;
-    s.backend = backend;
-    for (const Row* row : rows) {
-      if (row->backend != backend) continue;
-      ++s.rows;
-      s.failed += row->ok ? 0 : 1;
-      for (const TensorEntry& t : row->tensors) consider(s, t, row->pass);
-    }
-    out.push_back(std::move(s));
-  }
-  return out;
-}
-
-std::string verdict_row(const BackendSummary& s, const TolerancePolicy& policy) {
+//! One backend's line; device times only when the report has them.
+std::string verdict_row(const BackendSummary& s, const TolerancePolicy& policy, bool timed) {
   std::string bound_style;
-  if (s.max_bound_ratio) {
-    const double position = heat_position(*s.max_bound_ratio, policy.bound_factor);
+  if (s.bound_ratio) {
+    const double position = heat_position(*s.bound_ratio, policy.bound_factor);
     bound_style = fmt::format(" style=\"background:{};color:{}\"", heat_colour(position),
                               position > 0.7 ? "#fff" : "inherit");
   }
+  const std::string times =
+      timed ? fmt::format("<td>{}</td><td>{}</td>", num(s.forward_ms), num(s.backward_ms)) : std::string();
   return fmt::format(
       "<tr{}><td class=\"name\">{}</td><td class=\"name\">{}</td><td>{}</td><td{}>{}</td><td>{}</td><td>{}</td>"
-      "<td>{}</td><td>{}</td></tr>\n",
-      s.failed ? " class=\"failed\"" : "", escape(s.backend), escape(s.worst_tensor), num(s.max_ulp), bound_style,
-      num(s.max_bound_ratio), num(s.max_baseline_ratio), num(s.max_scaled_error), s.rows,
-      s.failed ? fmt::format("<span class=\"verdict-fail\">FAIL</span> ({} rows)", s.failed)
-               : std::string("<span class=\"verdict-pass\">pass</span>"));
+      "{}<td>{}</td><td>{}</td></tr>\n",
+      s.ok() ? "" : " class=\"failed\"", escape(s.backend), escape(s.worst_tensor), num(s.ulp_max), bound_style,
+      num(s.bound_ratio), num(s.baseline_ratio), num(s.scaled_error), times, s.rows,
+      s.ok() ? std::string("<span class=\"verdict-pass\">pass</span>")
+             : fmt::format("<span class=\"verdict-fail\">FAIL</span> ({} rows)", s.rows_failed));
 }
 
-std::string verdict_table(std::string_view architecture, const std::vector<BackendSummary>& summaries,
-                          const TolerancePolicy& policy) {
+std::string verdict_table(Architecture architecture, const std::vector<BackendSummary>& summaries,
+                          const TolerancePolicy& policy, bool timed) {
   std::string out = fmt::format(
       "<h3>{}</h3>\n<div class=\"scroll\"><table>\n<thead><tr><th class=\"name\">backend</th>"
       "<th class=\"name\">worst tensor</th><th>max ulp</th><th>max bound ratio</th><th>max baseline ratio</th>"
-      "<th>max scaled error</th><th>rows</th><th>verdict</th></tr></thead>\n<tbody>\n",
-      escape(architecture));
-  for (const BackendSummary& s : summaries) out += verdict_row(s, policy);
+      "<th>max scaled error</th>{}<th>rows</th><th>verdict</th></tr></thead>\n<tbody>\n",
+      escape(to_string(architecture)), timed ? "<th>forward ms</th><th>backward ms</th>" : "");
+  for (const BackendSummary& s : summaries)
+    if (s.architecture == architecture) out += verdict_row(s, policy, timed);
   out += "</tbody></table></div>\n";
   return out;
 }
@@ -778,9 +737,11 @@ std::string verdict_section(const Report& r) {
   std::string out =
       "<section id=\"verdict-table\">\n<h2>Verdicts</h2>\n<p class=\"note\">Per backend, over all its rows: the "
       "worst tensor (largest bound ratio, else largest scaled error), the largest ulp error, bound ratio, ratio "
-      "to the sequential baseline's error and scaled error, and the verdict.</p>\n";
+      "to the sequential baseline's error and scaled error, the device times when measured, and the verdict.</p>\n";
+  const std::vector<BackendSummary> summaries = summarise_backends(r);
+  const bool timed = std::any_of(r.rows.begin(), r.rows.end(), [](const Row& row) { return row.timing.has_value(); });
   for (const auto& [architecture, rows] : rows_by_architecture(r))
-    out += verdict_table(to_string(architecture), summarise_backends(rows), r.policy);
+    out += verdict_table(architecture, summaries, r.policy, timed);
   out += failing_rows(r);
   out += "</section>\n";
   return out;

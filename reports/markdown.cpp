@@ -7,15 +7,13 @@
 
 #include <fmt/format.h>
 
+#include "reports/summary.hpp"
+
 namespace scancheck::reports {
 namespace {
 
-std::string number(double x) { return std::isinf(x) ? (x > 0 ? "inf" : "-inf") : fmt::format("{:.3g}", x); }
+std::string number(double x) { return fmt::format("{:.3g}", x); }
 std::string optional_number(const std::optional<double>& x) { return x ? number(*x) : "-"; }
-
-void raise(std::optional<double>& to, const std::optional<double>& x) {
-  if (x && (!to || *x > *to || std::isnan(*x))) to = x;
-}
 
 //! Markdown table cells must not contain a bare '|'.
 std::string cell(std::string text) {
@@ -76,7 +74,7 @@ std::string architecture_table(const std::vector<BackendSummary>& backends, Arch
   s += timed ? "---:|---:|" : "";
   s += "---:|---|\n";
   for (const BackendSummary* b : members) {
-    s += fmt::format("| `{}` | {} | {} | {} | {} |", cell(b->backend), b->worst_tensor, number(b->ulp_max),
+    s += fmt::format("| `{}` | {} | {} | {} | {} |", cell(b->backend), b->worst_tensor, optional_number(b->ulp_max),
                      optional_number(b->bound_ratio), optional_number(b->baseline_ratio));
     if (timed) s += fmt::format(" {} | {} |", optional_number(b->forward_ms), optional_number(b->backward_ms));
     s += fmt::format(" {} | {} |\n", b->rows, b->ok() ? "pass" : fmt::format("**FAIL** ({})", b->rows_failed));
@@ -85,41 +83,6 @@ std::string architecture_table(const std::vector<BackendSummary>& backends, Arch
 }
 
 }  // namespace
-
-std::vector<BackendSummary> summarise_backends(const Report& r) {
-  std::vector<BackendSummary> out;
-  std::map<std::string, std::size_t> index;
-  std::map<std::string, double> worst_key;
-  for (const Row& row : r.rows) {
-    auto [it, fresh] = index.try_emplace(row.backend, out.size());
-    if (fresh) {
-      out.emplace_back();
-      out.back().backend = row.backend;
-      out.back().architecture = row.architecture;
-    }
-    BackendSummary& b = out[it->second];
-    ++b.rows;
-    b.rows_failed += row.ok ? 0 : 1;
-    for (const TensorEntry& t : row.tensors) {
-      const TensorMetrics& m = t.metrics;
-      b.ulp_max = std::max(b.ulp_max, m.ulp_max);
-      raise(b.bound_ratio, m.bound_ratio);
-      raise(b.baseline_ratio, m.baseline_ratio);
-      // Bound ratios rank above scaled errors: a tensor with bounds is the better witness.
-      const double key = m.bound_ratio ? 1 + *m.bound_ratio : scaled_error(m) / (1 + scaled_error(m));
-      auto [w, first] = worst_key.try_emplace(row.backend, key);
-      if (first || key > w->second) {
-        w->second = key;
-        b.worst_tensor = m.name;
-      }
-    }
-    if (row.timing) {
-      std::optional<double>& slot = row.pass == Pass::forward ? b.forward_ms : b.backward_ms;
-      raise(slot, row.timing->median_ms);
-    }
-  }
-  return out;
-}
 
 std::string render_markdown(const Report& r) {
   std::string s = header(r) + failures(r);

@@ -7,26 +7,10 @@
 #pragma once
 
 #include <string>
-#include <vector>
 
 #include "reports/model.hpp"
 
 namespace scancheck::reports {
-
-//! A backend's rows summarised over cases and passes: what its line in a verdict table shows.
-struct BackendSummary {
-  std::string backend;
-  Architecture architecture = Architecture::rglru;
-  std::int64_t rows = 0, rows_failed = 0;
-  std::string worst_tensor;  //!< largest bound ratio (largest scaled error where no tensor has bounds)
-  double ulp_max = 0;
-  std::optional<double> bound_ratio, baseline_ratio;  //!< maxima; absent when no row had one
-  std::optional<double> forward_ms, backward_ms;      //!< largest median device time over its cases
-  bool ok() const { return rows_failed == 0; }
-};
-
-//! One summary per backend, in the order of first appearance in the rows.
-std::vector<BackendSummary> summarise_backends(const Report&);
 
 std::string render_markdown(const Report&);
 

@@ -472,8 +472,11 @@ Report load_report(const std::filesystem::path& path) {
   return from_json(j, path.string());
 }
 
+// Compact: a quick report has thousands of rows, and indentation would triple its size.
+std::string to_json_text(const Report& r) { return to_json(r).dump() + "\n"; }
+
 void save_report_json(const Report& r, const std::filesystem::path& path) {
-  write_file_atomically(path, to_json(r).dump(1) + "\n");
+  write_file_atomically(path, to_json_text(r));
 }
 
 }  // namespace scancheck::reports

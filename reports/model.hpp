@@ -149,6 +149,9 @@ nlohmann::json to_json(const Report&);
 //! Throws InputError naming `source` and the offending field.
 Report from_json(const nlohmann::json&, const std::string& source);
 
+//! report.json's text: the JSON on one line, then a newline.
+std::string to_json_text(const Report&);
+
 Report load_report(const std::filesystem::path&);
 //! Written to a temporary sibling and renamed.
 void save_report_json(const Report&, const std::filesystem::path&);

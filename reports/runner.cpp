@@ -288,7 +288,7 @@ Report run_report(const ReportOptions& o, const std::function<void(const ReportP
 }
 
 void write_report(const Report& report, const std::filesystem::path& dir) {
-  const std::string json = to_json(report).dump(1) + "\n";
+  const std::string json = to_json_text(report);
   const std::string markdown = render_markdown(report), html = render_html(report);
   write_directory_atomically(dir, [&](const std::filesystem::path& tmp) {
     for (const auto& [name, text] : {std::pair{"report.json", &json}, {"report.md", &markdown}, {"report.html", &html}}) {

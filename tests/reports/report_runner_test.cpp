@@ -7,11 +7,13 @@
 #include <fstream>
 #include <set>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
 #include "properties/fuzz.hpp"
+#include "reports/html.hpp"
 #include "reports/markdown.hpp"
 #include "reports/runner.hpp"
 
@@ -227,6 +229,22 @@ TEST(ReportMarkdown, FailuresComeBeforeTheTablesWithTheirRepro) {
   EXPECT_NE(md.find("9x its bound", failures), std::string::npos);
   EXPECT_NE(md.find(row.repro, failures), std::string::npos);
   EXPECT_NE(md.find("**FAIL** (1)"), std::string::npos);
+}
+
+TEST(ReportTimings, DeviceTimesStandBesideTheErrors) {
+  Report r = small_report();
+  EXPECT_EQ(render_markdown(r).find("fwd ms"), std::string::npos) << "host reports have no timing columns";
+  for (Row& row : r.rows)
+    row.timing = Timing{row.pass == Pass::forward ? 0.25 : 0.75, 0.2, 0.9, 10};
+  r.rows.front().timing->median_ms = 1.5;  // the largest median of its backend's forward rows is shown
+  const std::string md = render_markdown(r);
+  EXPECT_NE(md.find("| fwd ms | bwd ms |"), std::string::npos);
+  EXPECT_NE(md.find(fmt::format("| `{}` |", r.rows.front().backend)), std::string::npos);
+  EXPECT_NE(md.find(" 1.5 | 0.75 |"), std::string::npos);
+  const std::string html = render_html(r);
+  EXPECT_NE(html.find("<th>forward ms</th><th>backward ms</th>"), std::string::npos);
+  EXPECT_NE(html.find("<td>1.5</td><td>0.75</td>"), std::string::npos);
+  EXPECT_EQ(to_json(from_json(to_json(r), "timed")), to_json(r));
 }
 
 }  // namespace

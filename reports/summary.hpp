@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: Apache-2.0
+//! @file
+//! A backend's rows summarised over cases and passes: what its line in a verdict table says, in report.md
+//! and report.html alike (one definition of "worst tensor" and of every maximum).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "reports/model.hpp"
+
+namespace scancheck::reports {
+
+struct BackendSummary {
+  std::string backend;
+  Architecture architecture = Architecture::rglru;
+  std::int64_t rows = 0, rows_failed = 0;
+  //! "dx (backward)": the tensor with the largest bound ratio, or the largest scaled error where no tensor
+  //! has bounds; "-" without tensors (every run failed)
+  std::string worst_tensor = "-";
+  //! Maxima over every tensor of every row, NaN winning (a NaN metric is never hidden); absent when no
+  //! tensor had one.
+  std::optional<double> ulp_max, bound_ratio, baseline_ratio, scaled_error;
+  //! Largest median device time of the backend's forward and backward rows (cuda executor only).
+  std::optional<double> forward_ms, backward_ms;
+  bool ok() const { return rows_failed == 0; }
+};
+
+//! One summary per backend, in the order the backends first appear in the rows (the runner's registry order).
+std::vector<BackendSummary> summarise_backends(const Report&);
+
+//! The larger of two values, NaN winning; `acc` takes `v` when it is empty.
+void fold_max(std::optional<double>& acc, const std::optional<double>& v);
+
+}  // namespace scancheck::reports
