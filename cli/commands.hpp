@@ -22,6 +22,7 @@ void add_verify(CLI::App& app, Action& action);
 void add_fuzz(CLI::App& app, Action& action);
 void add_property(CLI::App& app, Action& action);
 void add_report(CLI::App& app, Action& action);
+void add_render(CLI::App& app, Action& action);
 void add_diff(CLI::App& app, Action& action);
 void add_merge(CLI::App& app, Action& action);
 void add_calibrate(CLI::App& app, Action& action);

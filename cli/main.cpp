@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   scancheck::cli::add_fuzz(app, action);
   scancheck::cli::add_property(app, action);
   scancheck::cli::add_report(app, action);
+  scancheck::cli::add_render(app, action);
   scancheck::cli::add_diff(app, action);
   scancheck::cli::add_merge(app, action);
   scancheck::cli::add_calibrate(app, action);

@@ -4,10 +4,12 @@
 //! report.html into --out, atomically. Progress on stderr: a live line on a terminal, a line every ten
 //! seconds otherwise. Ctrl-C stops after the current case and writes what was measured, marked interrupted.
 //! Exit codes: 0 every row passed, 1 some row failed, 2 bad input, 130 interrupted.
+//! `scancheck render` writes the same three files from an existing report.json.
 #include <unistd.h>
 
 #include <atomic>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <string>
 
@@ -70,7 +72,30 @@ int run_report_command(const Options& o) {
   return report.verdict.pass ? 0 : 1;
 }
 
+struct RenderOptions {
+  std::string report, out;
+};
+
+//! report.md and report.html again from a report.json (a merged one, say), beside a copy of it.
+int run_render(const RenderOptions& o) {
+  const std::filesystem::path path = std::filesystem::is_directory(o.report)
+                                         ? std::filesystem::path(o.report) / "report.json"
+                                         : std::filesystem::path(o.report);
+  const reports::Report report = reports::load_report(path);
+  reports::write_report(report, o.out);
+  std::printf("%s\nreport: %s/report.{json,md,html}\n", report.verdict.summary.c_str(), o.out.c_str());
+  return 0;
+}
+
 }  // namespace
+
+void add_render(CLI::App& app, Action& action) {
+  auto o = std::make_shared<RenderOptions>();
+  CLI::App* cmd = app.add_subcommand("render", "report.md and report.html from a report.json (e.g. a merged one)");
+  cmd->add_option("report", o->report, "report.json, or a directory holding one")->required();
+  cmd->add_option("--out", o->out, "output directory (written atomically)")->required();
+  cmd->callback([&action, o] { action = [o] { return run_render(*o); }; });
+}
 
 void add_report(CLI::App& app, Action& action) {
   auto o = std::make_shared<Options>();

@@ -252,6 +252,10 @@ expect_bad_input "diff --max-growth below 1" "" diff "$tools/a" "$tools/b" --max
 "$bin" calibrate "$tools/merged.json" --out "$tools/tolerances.py" --format pytest >/dev/null &&
   /usr/bin/python3 -c 'import ast, sys; ast.parse(open(sys.argv[1]).read())' "$tools/tolerances.py" && pass ||
   fail "calibrate --format pytest writes Python"
+"$bin" render "$tools/merged.json" --out "$tools/merged" >/dev/null && [ -s "$tools/merged/report.html" ] &&
+  grep -q '^# scancheck tolerance report' "$tools/merged/report.md" && cmp -s "$tools/merged.json" "$tools/merged/report.json" &&
+  pass || fail "render a merged report"
+expect_bad_input "render of foreign JSON" "$tools/r" render "$tools/foreign.json" --out "$tools/r"
 expect_bad_input "calibrate --margin below 1" "$tools/t.json" calibrate "$tools/a" --out "$tools/t.json" --margin 0.5
 expect_bad_input "calibrate --format yaml" "$tools/t.json" calibrate "$tools/a" --out "$tools/t.json" --format yaml
 
