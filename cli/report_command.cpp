@@ -27,6 +27,7 @@ struct Options {
   std::string preset = "quick", backends, executor = "auto", label, out, policy;
   std::uint64_t seed = 1;
   int threads = 0;
+  std::vector<std::int64_t> lengths;
 };
 
 reports::ReportOptions report_options(const Options& o) {
@@ -38,6 +39,7 @@ reports::ReportOptions report_options(const Options& o) {
   r.label = o.label;
   if (!o.policy.empty()) r.policy = TolerancePolicy::load(o.policy);
   r.threads = o.threads;
+  r.lengths = o.lengths;
   r.stop = &stop_on_interrupt();
   return r;
 }
@@ -106,6 +108,8 @@ void add_report(CLI::App& app, Action& action) {
   cmd->add_option("--backends", o->backends, "backend name or glob (default: every backend; seed-shapes: the production ones)");
   cmd->add_option("--executor", o->executor, "host | cuda | auto (default: cuda for seed-shapes when a device exists)");
   cmd->add_option("--seed", o->seed, "seed of the case stream (default 1)");
+  cmd->add_option("--lengths", o->lengths, "quick, ci: case lengths instead of the preset's, e.g. 2,33,300")
+      ->delimiter(',');
   cmd->add_option("--label", o->label, "the report's label (default: the preset); merge joins reports of one label");
   cmd->add_option("--policy", o->policy, "tolerance policy JSON (default: the built-in policy)");
   cmd->add_option("--threads", o->threads, "reference threads (default: all cores)");

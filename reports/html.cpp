@@ -14,6 +14,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "reports/summary.hpp"
 
@@ -855,7 +856,8 @@ std::string method_facts(const Method& m) {
   return facts_box("Method", fact("preset", m.preset) + fact("reference", m.reference_precision) +
                                  fact("bounds", m.bounds) + fact("baseline", m.baseline) +
                                  fact("sampling", m.sampling) + fact("seed", std::to_string(m.seed)) +
-                                 fact("backends", m.backends),
+                                 fact("backends", m.backends) +
+                                 (m.lengths.empty() ? "" : fact("lengths", fmt::format("{}", fmt::join(m.lengths, ", ")))),
                    true);
 }
 

@@ -6,6 +6,7 @@
 #include <map>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "reports/summary.hpp"
 
@@ -34,8 +35,10 @@ std::string header(const Report& r) {
   s += fmt::format("| coverage | {} of {} backends, {} cases ({} shapes), {} rows; {:.4g}% of output elements verified |\n",
                    r.coverage.backends_checked, r.coverage.backends_total, r.coverage.cases, r.coverage.shapes,
                    r.coverage.rows, 100 * r.coverage.fraction_verified);
-  s += fmt::format("| method | preset {}, seed {}, backends `{}`; {} reference; sampling: {} |\n", r.method.preset,
-                   r.method.seed, r.method.backends, r.method.reference_precision, r.method.sampling);
+  const std::string lengths =
+      r.method.lengths.empty() ? "" : fmt::format(", lengths {}", fmt::join(r.method.lengths, ", "));
+  s += fmt::format("| method | preset {}, seed {}, backends `{}`{}; {} reference; sampling: {} |\n", r.method.preset,
+                   r.method.seed, r.method.backends, lengths, r.method.reference_precision, r.method.sampling);
   s += fmt::format("| policy | every element within {}x its error bound; max error <= {}x the sequential baseline's "
                    "+ max({} ulps at scale, {}x the largest bound); no NaN/Inf disagreement |\n\n",
                    p.bound_factor, p.baseline_factor, p.baseline_slack_ulps, p.baseline_slack_bound);

@@ -254,6 +254,12 @@ struct Reader {
       fail(fmt::format("{}.{}", path, key), e.what());
     }
   }
+  std::vector<std::int64_t> lengths(const json& j, const std::string& path) const {
+    const json& v = array(j, path, "lengths");
+    if (!std::all_of(v.begin(), v.end(), [](const json& x) { return x.is_number_integer() && x.get<std::int64_t>() > 0; }))
+      fail(path + ".lengths", "expected an array of positive integers");
+    return v.get<std::vector<std::int64_t>>();
+  }
   Shape shape(const json& j, const std::string& path) const {
     const json& v = field(j, path, "shape");
     if (!v.is_array() || v.size() != 4 || !std::all_of(v.begin(), v.end(), [](const json& x) {
@@ -371,7 +377,8 @@ json to_json(const Report& r) {
         {"baseline", r.method.baseline},
         {"sampling", r.method.sampling},
         {"seed", r.method.seed},
-        {"backends", r.method.backends}}},
+        {"backends", r.method.backends},
+        {"lengths", r.method.lengths}}},
       {"policy", r.policy.to_json()},
       {"coverage",
        {{"backends_total", r.coverage.backends_total},
@@ -419,7 +426,7 @@ Report from_json(const json& j, const std::string& source) {
   r.method = {in.text(method, "method", "preset"),   in.text(method, "method", "reference_precision"),
               in.text(method, "method", "bounds"),   in.text(method, "method", "baseline"),
               in.text(method, "method", "sampling"), in.unsigned_integer(method, "method", "seed"),
-              in.text(method, "method", "backends")};
+              in.text(method, "method", "backends"), in.lengths(method, "method")};
   r.policy = TolerancePolicy::from_json(in.field(j, "$", "policy"), source + ": policy");
   const json& cov = in.field(j, "$", "coverage");
   r.coverage = {in.integer(cov, "coverage", "backends_total"),   in.integer(cov, "coverage", "backends_checked"),

@@ -60,6 +60,7 @@ struct Method {
   std::string sampling;             //!< how much of each case the reference computed
   std::uint64_t seed = 0;
   std::string backends;             //!< the backend glob
+  std::vector<std::int64_t> lengths;  //!< the case lengths of the ladder presets (empty for seed-shapes)
 };
 
 struct Coverage {

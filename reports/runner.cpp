@@ -90,6 +90,13 @@ std::vector<PlannedCase> seed_shape_cases(const ReportOptions& o, Group group, s
   return cases;
 }
 
+//! The case lengths of the quick and ci presets, or the caller's.
+std::vector<std::int64_t> ladder_lengths(const ReportOptions& o) {
+  if (!o.lengths.empty()) return o.lengths;
+  if (o.preset == "quick") return {2, 33, 300, 2100, 8200};
+  return {1, 17, 65, 129, 513, 1025, 2049, 4100};
+}
+
 std::string default_backends(const std::string& preset) {
   if (preset == "seed-shapes")
     return "{rglru/fused_grouped_prefix32_hierarchical_chunk16,complex_rglru/"
@@ -151,7 +158,8 @@ Report header(const ReportOptions& o, const ReportPlan& plan) {
               sampled ? "one whole (batch, head) block per case at full length, drawn from the seed"
                       : "every element of every case",
               o.seed,
-              o.backends.value_or(default_backends(o.preset))};
+              o.backends.value_or(default_backends(o.preset)),
+              sampled ? std::vector<std::int64_t>{} : ladder_lengths(o)};
   r.policy = o.policy;
   r.coverage.backends_total = static_cast<std::int64_t>(registry().size());
   r.scope = default_scope(r.method);
@@ -216,12 +224,15 @@ ReportPlan plan_report(const ReportOptions& o) {
   plan.executor = choose_executor(o);
   if (plan.executor == Executor::cuda && !cuda_device_name())
     throw InputError("--executor cuda: no CUDA device is available on this machine");
+  if (o.preset == "seed-shapes" && !o.lengths.empty())
+    throw InputError("--lengths applies to the quick and ci presets; seed-shapes runs the production shapes");
+  for (std::int64_t length : o.lengths)
+    if (length < 1) throw InputError(fmt::format("--lengths: {} is not a positive length", length));
   const auto candidates = matched(o.backends.value_or(default_backends(o.preset)));
   std::int64_t index = 0;
   for (const auto& [group, members] : groups_of(candidates)) {
     std::vector<PlannedCase> cases;
-    if (o.preset == "quick") cases = ladder_cases(o, {2, 33, 300, 2100, 8200}, group, index);
-    if (o.preset == "ci") cases = ladder_cases(o, {1, 17, 65, 129, 513, 1025, 2049, 4100}, group, index);
+    if (o.preset != "seed-shapes") cases = ladder_cases(o, ladder_lengths(o), group, index);
     if (o.preset == "seed-shapes") {
       if (!is_gated(group.first)) continue;  // the production shapes are RG-LRU layers
       cases = seed_shape_cases(o, group, index);

@@ -37,6 +37,7 @@ struct ReportOptions {
   std::optional<Executor> executor;     //!< nullopt: auto (cuda for seed-shapes when a device exists)
   std::uint64_t seed = 1;
   std::string label;                    //!< default: the preset's name
+  std::vector<std::int64_t> lengths;    //!< quick and ci: the case lengths instead of the preset's ladder
   TolerancePolicy policy;
   int threads = 0;                      //!< reference threads (0: all cores)
   int timing_warmup = 3, timing_repeats = 10;

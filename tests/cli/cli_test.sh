@@ -194,11 +194,11 @@ mkdir -p "$work/replace" && touch "$work/replace/stale"
 [ ! -e "$work/replace/stale" ] && [ -f "$work/replace/h.npy" ] && pass || fail "output directory not replaced atomically"
 
 # scancheck report: the three files, the exit code of the verdict, progress on stderr, bad input.
-"$bin" report --preset quick --backends 'rglru/sequential@*' --label cli --out "$work/report" \
+"$bin" report --preset quick --backends 'rglru/sequential@*' --lengths 2,33,300 --label cli --out "$work/report" \
   >"$work/report.out" 2>"$work/report.err"
 rc=$?
 [ $rc -eq 0 ] && [ -s "$work/report/report.json" ] && [ -s "$work/report/report.md" ] &&
-  [ -s "$work/report/report.html" ] && grep -q '^PASS: 2 backends x 10 cases' "$work/report.out" &&
+  [ -s "$work/report/report.html" ] && grep -q '^PASS: 2 backends x 6 cases' "$work/report.out" &&
   grep -q 'runs, case' "$work/report.err" && pass || fail "report: exit $rc, three files, verdict and progress"
 grep -q '^# scancheck tolerance report: cli' "$work/report/report.md" && pass || fail "report.md title"
 expect_bad_input "report of an unknown preset" "$work/r2" report --preset slow --out "$work/r2"
@@ -206,6 +206,8 @@ expect_bad_input "report of an unknown backend" "$work/r2" report --backends 'no
 expect_bad_input "report of seed shapes of a plain scan" "$work/r2" report --preset seed-shapes --backends 'scan/*' \
   --out "$work/r2"
 expect_bad_input "report of a bad executor" "$work/r2" report --executor tpu --out "$work/r2"
+expect_bad_input "report of length 0" "$work/r2" report --lengths 2,0 --out "$work/r2"
+expect_bad_input "report of seed shapes at other lengths" "$work/r2" report --preset seed-shapes --lengths 5 --out "$work/r2"
 "$bin" report --preset quick --backends 'scan/chunk16@fp32' --policy "$work/no-such-policy.json" --out "$work/r2" \
   >/dev/null 2>"$work/stderr"; [ $? -eq 2 ] && [ ! -e "$work/r2" ] && pass || fail "report with a missing policy"
 

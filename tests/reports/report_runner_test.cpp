@@ -32,6 +32,7 @@ const Report& small_report() {
     o.backends = "{scan/chunk16,complex_rglru/fused_output_shared_sfu_chunk32,rglru/sequential}@*";
     o.seed = 7;
     o.label = "runner-test";
+    o.lengths = {2, 33, 300, 2100};  // the quick ladder without its longest case: every test process pays it
     Report r = run_report(o);
     write_report(r, test_reports / "small");
     return r;
@@ -104,8 +105,9 @@ TEST(ReportRun, EveryCorrectBackendPassesWithTwoRowsPerCase) {
   const Report& r = small_report();
   EXPECT_TRUE(r.verdict.pass) << r.verdict.summary;
   EXPECT_EQ(r.coverage.backends_checked, 6);
-  EXPECT_EQ(r.coverage.cases, 6 * 5);
-  EXPECT_EQ(r.rows.size(), 2u * 5u * 6u);
+  EXPECT_EQ(r.coverage.cases, 6 * 4);
+  EXPECT_EQ(r.rows.size(), 2u * 4u * 6u);
+  EXPECT_EQ(r.method.lengths, (std::vector<std::int64_t>{2, 33, 300, 2100}));
   EXPECT_DOUBLE_EQ(r.coverage.fraction_verified, 1.0);
   EXPECT_EQ(r.label, "runner-test");
   EXPECT_FALSE(r.tool.git_revision.empty());
@@ -200,7 +202,7 @@ TEST(ReportFiles, AnUnwritableDirectoryIsAnInputErrorAndLeavesNothing) {
 TEST(ReportMarkdown, VerdictFirstThenATablePerArchitecture) {
   const std::string md = render_markdown(small_report());
   EXPECT_EQ(md.find("# scancheck tolerance report: runner-test"), 0u);
-  const auto verdict = md.find("**PASS: 6 backends x 30 cases");
+  const auto verdict = md.find("**PASS: 6 backends x 24 cases");
   ASSERT_NE(verdict, std::string::npos);
   std::size_t previous = verdict;
   for (const char* heading : {"## scan", "## rglru", "## complex_rglru"}) {
@@ -222,7 +224,7 @@ TEST(ReportMarkdown, FailuresComeBeforeTheTablesWithTheirRepro) {
   row.tensors.front().reasons = {"h: element [0, 1, 2] is 9x its bound"};
   summarise(r);
   const std::string md = render_markdown(r);
-  EXPECT_NE(md.find("**FAIL: 1 of 6 backends failed (1 of 60 rows)"), std::string::npos);
+  EXPECT_NE(md.find("**FAIL: 1 of 6 backends failed (1 of 48 rows)"), std::string::npos);
   const auto failures = md.find("## Failures");
   ASSERT_NE(failures, std::string::npos);
   EXPECT_LT(failures, md.find("## scan\n"));
