@@ -78,7 +78,7 @@ Report empty_report(const std::string& label = "unit", std::uint64_t seed = 1) {
   r.tool = {"scancheck", "0.1.0", fmt::format("abc{}", seed)};
   r.environment = {"host", std::nullopt, "GCC 12.2.0", std::nullopt, "testhost", 2};
   r.method = {"custom", "float128", "first-order float32 bounds", "scan/sequential@fp32",
-              "none: every element", seed, "scan/*@fp32"};
+              "none: every element", seed, "scan/*@fp32", {2, 33}};
   r.coverage.backends_total = 5;
   r.scope = default_scope(r.method);
   return r;
