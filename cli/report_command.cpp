@@ -9,7 +9,6 @@
 
 #include <atomic>
 #include <cstdio>
-#include <filesystem>
 #include <memory>
 #include <string>
 
@@ -80,10 +79,7 @@ struct RenderOptions {
 
 //! report.md and report.html again from a report.json (a merged one, say), beside a copy of it.
 int run_render(const RenderOptions& o) {
-  const std::filesystem::path path = std::filesystem::is_directory(o.report)
-                                         ? std::filesystem::path(o.report) / "report.json"
-                                         : std::filesystem::path(o.report);
-  const reports::Report report = reports::load_report(path);
+  const reports::Report report = reports::load_report(o.report);
   reports::write_report(report, o.out);
   std::printf("%s\nreport: %s/report.{json,md,html}\n", report.verdict.summary.c_str(), o.out.c_str());
   return 0;

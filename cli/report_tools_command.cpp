@@ -22,19 +22,14 @@
 namespace scancheck::cli {
 namespace {
 
-//! A report directory (as `scancheck report --out` writes) stands for its report.json.
-reports::Report load_report_argument(const std::filesystem::path& path) {
-  return reports::load_report(std::filesystem::is_directory(path) ? path / "report.json" : path);
-}
-
 struct DiffOptions {
   std::string old_report, new_report;
   double max_growth = 2;
 };
 
 int run_diff(const DiffOptions& o) {
-  const reports::ReportDiff d = reports::diff_reports(load_report_argument(o.old_report),
-                                                      load_report_argument(o.new_report), o.max_growth);
+  const reports::ReportDiff d = reports::diff_reports(reports::load_report(o.old_report),
+                                                      reports::load_report(o.new_report), o.max_growth);
   std::fputs(reports::format_diff(d).c_str(), stdout);
   return d.regressed() ? 1 : 0;
 }
@@ -46,7 +41,7 @@ struct MergeOptions {
 
 int run_merge(const MergeOptions& o) {
   std::vector<reports::MergeInput> inputs;
-  for (const std::string& path : o.inputs) inputs.push_back({path, load_report_argument(path)});
+  for (const std::string& path : o.inputs) inputs.push_back({path, reports::load_report(path)});
   const reports::Report merged = reports::merge_reports(inputs);
   reports::save_report_json(merged, o.out);
   std::printf("merge: %zu reports -> %s: %s\n", inputs.size(), o.out.c_str(), merged.verdict.summary.c_str());
@@ -59,7 +54,7 @@ struct CalibrateOptions {
 };
 
 int run_calibrate(const CalibrateOptions& o) {
-  const reports::Calibration c = reports::calibrate(load_report_argument(o.report), o.margin);
+  const reports::Calibration c = reports::calibrate(reports::load_report(o.report), o.margin);
   write_file_atomically(o.out, o.format == "pytest" ? reports::to_pytest(c) : reports::to_json(c).dump(2) + "\n");
   std::printf("calibrate: %zu tolerances, %zu backends not calibrated (failing rows), margin %g -> %s\n",
               c.tolerances.size(), c.not_calibrated.size(), c.margin, o.out.c_str());

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "properties/differential.hpp"
 
+#include <algorithm>
+
 #include <fnmatch.h>
 
 #include <fmt/format.h>
@@ -77,11 +79,32 @@ std::vector<BackendResult> check_backends(const Case& c, const std::vector<const
   return results;
 }
 
+namespace {
+
+//! The globs of one {a,b,...} alternation (fnmatch has none): "x{a,b}y" -> "xay", "xby".
+std::vector<std::string> alternatives(std::string_view glob) {
+  const auto open = glob.find('{'), close = glob.find('}', open);
+  if (open == std::string_view::npos || close == std::string_view::npos) return {std::string(glob)};
+  std::vector<std::string> out;
+  const std::string_view head = glob.substr(0, open), tail = glob.substr(close + 1);
+  const std::string_view list = glob.substr(open + 1, close - open - 1);
+  for (std::size_t start = 0;;) {
+    const std::size_t comma = std::min(list.find(',', start), list.size());
+    out.push_back(fmt::format("{}{}{}", head, list.substr(start, comma - start), tail));
+    if (comma == list.size()) return out;
+    start = comma + 1;
+  }
+}
+
+}  // namespace
+
 std::vector<const BackendInfo*> match_backends(std::string_view glob) {
-  const std::string pattern(glob);
+  const std::vector<std::string> patterns = alternatives(glob);
   std::vector<const BackendInfo*> out;
   for (const BackendInfo& b : registry())
-    if (fnmatch(pattern.c_str(), b.name.c_str(), 0) == 0) out.push_back(&b);
+    if (std::any_of(patterns.begin(), patterns.end(),
+                    [&](const std::string& p) { return fnmatch(p.c_str(), b.name.c_str(), 0) == 0; }))
+      out.push_back(&b);
   if (out.empty()) throw InputError(fmt::format("no backend matches '{}' (scancheck list shows every backend)", glob));
   return out;
 }

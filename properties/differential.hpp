@@ -51,7 +51,8 @@ std::vector<BackendResult> check_backends(const Case& c, const std::vector<const
                                           const TolerancePolicy& policy,
                                           const std::function<void(const BackendResult&)>& judged = {});
 
-//! Registered backends whose names match a shell glob (* ? [...]); throws InputError when none does.
+//! Registered backends whose names match a shell glob (* ? [...] and one {a,b,...} alternation, as in
+//! '{rglru/chunk16,complex_rglru/chunk32}@*'), in registry order; throws InputError when none does.
 std::vector<const BackendInfo*> match_backends(std::string_view glob);
 
 //! A per-tensor table (tensor, max abs, max rel, ulp p50/p99/max, bound ratio, baseline ratio, verdict) and

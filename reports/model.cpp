@@ -467,7 +467,9 @@ Report from_json(const json& j, const std::string& source) {
   return r;
 }
 
-Report load_report(const std::filesystem::path& path) {
+Report load_report(const std::filesystem::path& argument) {
+  const std::filesystem::path path =
+      std::filesystem::is_directory(argument) ? argument / "report.json" : argument;
   std::ifstream in(path);
   if (!in) throw InputError(fmt::format("{}: cannot read the report", path.string()));
   json j;

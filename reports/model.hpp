@@ -153,7 +153,8 @@ Report from_json(const nlohmann::json&, const std::string& source);
 //! report.json's text: the JSON on one line, then a newline.
 std::string to_json_text(const Report&);
 
-Report load_report(const std::filesystem::path&);
+//! `path` is a report.json file or a report directory holding one (as `scancheck report --out` writes).
+Report load_report(const std::filesystem::path& path);
 //! Written to a temporary sibling and renamed.
 void save_report_json(const Report&, const std::filesystem::path&);
 

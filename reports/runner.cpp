@@ -105,18 +105,6 @@ std::string default_backends(const std::string& preset) {
   return "*";
 }
 
-//! Backends matching a glob, where the glob may be a brace list {a,b,...}@suffix (the seed-shapes default).
-std::vector<const BackendInfo*> matched(const std::string& glob) {
-  const auto open = glob.find('{'), close = glob.find('}');
-  if (open == std::string::npos || close == std::string::npos || close < open) return match_backends(glob);
-  std::vector<const BackendInfo*> out;
-  const std::string head = glob.substr(0, open), tail = glob.substr(close + 1);
-  std::string list = glob.substr(open + 1, close - open - 1) + ",";
-  for (std::size_t start = 0, comma; (comma = list.find(',', start)) != std::string::npos; start = comma + 1)
-    for (const BackendInfo* b : match_backends(head + list.substr(start, comma - start) + tail)) out.push_back(b);
-  return out;
-}
-
 Executor choose_executor(const ReportOptions& o) {
   if (o.executor) return *o.executor;
   if (o.preset == "seed-shapes" && cuda_device_name()) return Executor::cuda;
@@ -228,7 +216,7 @@ ReportPlan plan_report(const ReportOptions& o) {
     throw InputError("--lengths applies to the quick and ci presets; seed-shapes runs the production shapes");
   for (std::int64_t length : o.lengths)
     if (length < 1) throw InputError(fmt::format("--lengths: {} is not a positive length", length));
-  const auto candidates = matched(o.backends.value_or(default_backends(o.preset)));
+  const auto candidates = match_backends(o.backends.value_or(default_backends(o.preset)));
   std::int64_t index = 0;
   for (const auto& [group, members] : groups_of(candidates)) {
     std::vector<PlannedCase> cases;

@@ -201,6 +201,8 @@ rc=$?
   [ -s "$work/report/report.html" ] && grep -q '^PASS: 2 backends x 6 cases' "$work/report.out" &&
   grep -q 'runs, case' "$work/report.err" && pass || fail "report: exit $rc, three files, verdict and progress"
 grep -q '^# scancheck tolerance report: cli' "$work/report/report.md" && pass || fail "report.md title"
+"$bin" check --arch scan --shape 1,40,4,1 --seed 3 --backend '{scan/chunk16,scan/sequential}@fp32' >"$work/alt.out" &&
+  grep -q 'verdict: PASS (2 checked, 0 failed)' "$work/alt.out" && pass || fail "backend glob with {a,b} alternatives"
 expect_bad_input "report of an unknown preset" "$work/r2" report --preset slow --out "$work/r2"
 expect_bad_input "report of an unknown backend" "$work/r2" report --backends 'nope/*' --out "$work/r2"
 expect_bad_input "report of seed shapes of a plain scan" "$work/r2" report --preset seed-shapes --backends 'scan/*' \
