@@ -1,21 +1,25 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
-//! Backends: the registry (the one place that knows every backend and its name tokens) and running a
-//! backend on a case under an executor.
+//! Backends: the open registry and running a backend on a case under an executor.
 //!
-//! A backend is named `architecture/variant@dtype`, e.g. `scan/grouped_prefix32_hierarchical_chunk16@bf16`.
-//! Variant = [flags_]schedule, schedule = sequential | chunk{C} | grouped_prefix{G}_hierarchical_chunk{C};
-//! dtype = fp32 | bf16 (the io dtype; compute and states are float32).
+//! A backend is an info record (its name, architecture, io dtype and, for the built-ins, the typed
+//! variant) plus the callable that runs it. The built-in backends register through the same interface
+//! (`BackendRegistry::add`) that a worker or plugin uses (foreign-backends.md), so every later layer
+//! (properties, fuzzing, shrinking, reports) sees one kind of backend. Names follow backends/variant.hpp.
 #pragma once
 
+#include <cstddef>
+#include <deque>
+#include <functional>
 #include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
-#include "backends/kernels/affine_scan/schedules.hpp"
+#include "backends/variant.hpp"
 #include "core/case.hpp"
 
 namespace scancheck {
@@ -24,38 +28,7 @@ enum class Executor { host, cuda };
 std::string_view to_string(Executor);
 Executor parse_executor(std::string_view);
 
-struct BackendInfo {
-  std::string name;       //!< architecture/variant@dtype
-  Architecture architecture;
-  std::string variant;    //!< e.g. "chunk16"
-  std::string schedule;   //!< the schedule token, e.g. "grouped_prefix32_hierarchical_chunk16"
-  kernels::Schedule plan;
-  std::vector<std::string> flags;
-  DType io_dtype;
-};
-
-//! The io dtype token of backend names: fp32 or bf16.
-std::string_view dtype_token(DType);
-
-//! Every registered backend, grouped by architecture, then schedule, then dtype.
-const std::vector<BackendInfo>& registry();
-//! Throws InputError naming the unknown backend.
-const BackendInfo& find_backend(std::string_view name);
-
-//! The executors this build can run: host always, cuda when built with nvcc.
-std::vector<Executor> built_executors();
-
-//! Raised when a backend fails while running (kernel fault, out of memory, unwritten output, guard
-//! overwritten); the message names the backend, the shape and what failed.
-struct BackendError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
 using Outputs = std::map<std::string, Tensor<float>>;
-
-//! Forward and backward of `backend` on `c`. Throws InputError when the case does not fit the backend
-//! (architecture, io dtype) or the executor is unavailable, BackendError when the run fails.
-Outputs run_backend(const BackendInfo& backend, const Case& c, Executor executor);
 
 //! Device time of one pass: CUDA events around each of its launches, summed per run, over warmed runs.
 struct PassTiming {
@@ -66,12 +39,77 @@ struct BackendTiming {
   int repeats = 0;
 };
 
+struct BackendInfo {
+  std::string name;      //!< [provider:]architecture/variant@dtype
+  std::string provider;  //!< empty for the built-in backends
+  Architecture architecture = Architecture::scan;
+  std::string variant;   //!< the variant token, e.g. "fused_chunk16"
+  DType io_dtype = DType::float32;
+  std::optional<Variant> builtin;  //!< a built-in's schedule and flags; nothing for a foreign backend
+
+  //! Runs forward and backward of a validated case that fits the backend; throws on failure (run_backend
+  //! turns every failure into a BackendError naming backend and shape).
+  std::function<Outputs(const Case&, Executor)> run;
+  //! Device timing with the cuda executor (warmup, repeats); empty when the backend cannot be timed.
+  std::function<BackendTiming(const Case&, int warmup, int repeats)> time;
+};
+
+//! Every backend scancheck can run in this process. Built-ins are registered on first use; workers and
+//! plugins add theirs before any run. Entries never move, so `const BackendInfo*` stays valid.
+class BackendRegistry {
+ public:
+  //! Registers `backend` under its name (formatted from its fields when empty). Throws InputError when the
+  //! name is taken or does not follow the grammar, or when it has no run callable.
+  const BackendInfo& add(BackendInfo backend);
+  const BackendInfo* find(std::string_view name) const;
+
+  auto begin() const { return backends_.cbegin(); }
+  auto end() const { return backends_.cend(); }
+  std::size_t size() const { return backends_.size(); }
+  //! The registered providers (foreign ones; the built-ins have none), in registration order.
+  std::vector<std::string> providers() const;
+
+ private:
+  std::deque<BackendInfo> backends_;
+  std::unordered_map<std::string, const BackendInfo*> by_name_;
+};
+
+//! The process-wide registry: the built-ins (backends/builtin_backends.cpp) first, in architecture,
+//! schedule, flags and dtype order, then whatever was added.
+BackendRegistry& registry();
+
+//! Registers the built-in backends (every schedule and flag combination of harness.md) into `r`.
+void register_builtin_backends(BackendRegistry& r);
+
+//! Throws InputError naming the unknown backend.
+const BackendInfo& find_backend(std::string_view name);
+
+//! The same-precision sequential built-in of the architecture: the baseline of the FlashAttention rule.
+const BackendInfo& baseline_backend(Architecture, DType io_dtype);
+inline const BackendInfo& baseline_backend(const Case& c) { return baseline_backend(c.architecture, c.io_dtype); }
+
+//! The executors this build can run: host always, cuda when built with nvcc.
+std::vector<Executor> built_executors();
+
+//! Raised when a backend fails while running (kernel fault, out of memory, unwritten output, guard
+//! overwritten); the message names the backend, the shape and what failed.
+struct BackendError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+//! Forward and backward of `backend` on `c`. Throws InputError when the case does not fit the backend
+//! (architecture, io dtype) or the executor is unavailable, BackendError when the run fails.
+Outputs run_backend(const BackendInfo& backend, const Case& c, Executor executor);
+
 //! Times the forward and the backward of `backend` on `c` with the cuda executor: inputs uploaded once,
 //! `warmup` runs, then `repeats` timed runs (backends/cuda/{scan,gated}_timing.hpp). Throws InputError
-//! without a device or a cuda build, BackendError when a run fails.
+//! without a device or a cuda build or for a backend that cannot be timed, BackendError when a run fails.
 BackendTiming time_backend(const BackendInfo& backend, const Case& c, int warmup, int repeats);
 
 //! The name of the CUDA device the cuda executor would use, or nothing without one.
 std::optional<std::string> cuda_device_name();
+
+//! Throws InputError when this build or machine cannot run `executor` (no cuda build, no device).
+void require_executor(Executor executor);
 
 }  // namespace scancheck

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
-//! A case's tensors as the arrays the launch sequences take (scan_run.hpp, gated_run.hpp), and a backend's
-//! flags as the gated layers' GatedFlags: the one place that maps case names to launch arguments, for
-//! run_backend and for the benchmarks and timings that drive the launch sequences directly.
+//! A case's tensors as the arrays the launch sequences take (scan_run.hpp, gated_run.hpp): the one place that
+//! maps case names to launch arguments, for the built-in backends and for the benchmarks and timings that
+//! drive the launch sequences directly.
 #pragma once
 
 #include "backends/backend.hpp"
@@ -15,8 +15,6 @@ namespace scancheck::backends {
 //! nullptr to leave the output pointers null).
 ScanArrays scan_arrays(const Case& c, Outputs* out);
 GatedArrays gated_arrays(const Case& c, Outputs* out);
-
-GatedFlags gated_flags(const BackendInfo&);
 
 //! Every output of the case's layout, zero-filled.
 Outputs output_tensors(const Case& c);

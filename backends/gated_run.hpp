@@ -23,17 +23,10 @@
 #include <string>
 
 #include "backends/gemm.hpp"
+#include "backends/variant_flags.hpp"
 #include "backends/kernels/gated/elementwise.hpp"
 
 namespace scancheck::backends {
-
-//! The variant flags of harness.md that change what the gated layers launch.
-struct GatedFlags {
-  bool fused = false;         //!< gates computed inside the scan kernels
-  bool fused_output = false;  //!< the merged complex layout read and written by the scan kernels
-  bool fused_write = false;   //!< the backward replays h from the forward's chunk-entry states
-  bool shared_sfu = false;    //!< one expm1 for |a| and q
-};
 
 //! The host-side arrays of one gated case (io tensors hold io-dtype values as float); optional inputs
 //! and the complex-only arrays are nullptr when absent.
@@ -118,7 +111,7 @@ void column_sum(Exec& ex, const char* what, std::int64_t rows, std::int64_t chan
 template <class F, class IO, class Exec>
 class Passes {
  public:
-  Passes(Exec& ex, const GatedArrays& io, const GatedFlags& flags, const kernels::Schedule& schedule)
+  Passes(Exec& ex, const GatedArrays& io, const VariantFlags& flags, const kernels::Schedule& schedule)
       : ex_(ex), io_(io), flags_(flags), schedule_(schedule), d(io), g(io.geometry),
         per_element{(d.Wc + V - 1) / V, d.N, 1},
         merged(io.complex ? ChannelLayout::merged(d.W) : ChannelLayout::real(d.W)),
@@ -239,7 +232,7 @@ class Passes {
   // run() was one function.
   Exec& ex_;
   const GatedArrays& io_;
-  const GatedFlags flags_;
+  const VariantFlags flags_;
   const kernels::Schedule schedule_;
   const Dims d;
   const kernels::ScanGeometry& g;
@@ -273,7 +266,7 @@ class Passes {
 
 //! Runs one case with field F (float or cfloat) and io storage IO: upload, forward, backward, download.
 template <class F, class IO, class Exec>
-void run(Exec& ex, const GatedArrays& io, const GatedFlags& flags, const kernels::Schedule& schedule) {
+void run(Exec& ex, const GatedArrays& io, const VariantFlags& flags, const kernels::Schedule& schedule) {
   Passes<F, IO, Exec> passes(ex, io, flags, schedule);
   passes.forward();
   passes.backward();
@@ -284,7 +277,7 @@ void run(Exec& ex, const GatedArrays& io, const GatedFlags& flags, const kernels
 }  // namespace gated_detail
 
 template <class Exec>
-void run_gated(Exec& ex, const GatedArrays& io, const GatedFlags& flags, const kernels::Schedule& schedule) {
+void run_gated(Exec& ex, const GatedArrays& io, const VariantFlags& flags, const kernels::Schedule& schedule) {
   using kernels::bf16;
   using kernels::cfloat;
   if (io.complex)
@@ -296,7 +289,7 @@ void run_gated(Exec& ex, const GatedArrays& io, const GatedFlags& flags, const k
 }
 
 //! Entry points per executor (host/gated_host.cpp, cuda/gated_cuda.cu).
-void run_gated_host(const GatedArrays&, const GatedFlags&, const kernels::Schedule&, int threads = 0);
-void run_gated_cuda(const GatedArrays&, const GatedFlags&, const kernels::Schedule&);
+void run_gated_host(const GatedArrays&, const VariantFlags&, const kernels::Schedule&, int threads = 0);
+void run_gated_cuda(const GatedArrays&, const VariantFlags&, const kernels::Schedule&);
 
 }  // namespace scancheck::backends

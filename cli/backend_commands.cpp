@@ -12,6 +12,7 @@
 
 #include "backends/backend.hpp"
 #include "cli/commands.hpp"
+#include "cli/options.hpp"
 #include "core/case_dir.hpp"
 #include "core/npy.hpp"
 
@@ -30,6 +31,10 @@ std::vector<std::string> executor_names() {
   return names;
 }
 
+//! A built-in's schedule; "-" for a foreign backend (its variant is its own).
+std::string schedule_of(const BackendInfo& b) { return b.builtin ? to_string(b.builtin->schedule) : "-"; }
+std::vector<std::string> flags_of(const BackendInfo& b) { return b.builtin ? flag_names(b.builtin->flags) : std::vector<std::string>{}; }
+
 int list_backends(const std::string& arch_filter, bool json) {
   std::vector<const BackendInfo*> shown;
   const bool filter = !arch_filter.empty();
@@ -42,8 +47,10 @@ int list_backends(const std::string& arch_filter, bool json) {
     for (const BackendInfo* b : shown)
       rows.push_back({{"name", b->name},
                       {"architecture", std::string(to_string(b->architecture))},
-                      {"schedule", b->schedule},
-                      {"flags", b->flags},
+                      {"provider", b->provider},
+                      {"variant", b->variant},
+                      {"schedule", schedule_of(*b)},
+                      {"flags", flags_of(*b)},
                       {"io_dtype", std::string(to_string(b->io_dtype))},
                       {"executors", executors}});
     std::printf("%s\n", rows.dump(2).c_str());
@@ -53,8 +60,8 @@ int list_backends(const std::string& arch_filter, bool json) {
   std::size_t name_width = 7, schedule_width = 8, flags_width = 5;
   for (const BackendInfo* b : shown) {
     name_width = std::max(name_width, b->name.size());
-    schedule_width = std::max(schedule_width, b->schedule.size());
-    flags_width = std::max(flags_width, join(b->flags, ",").size());
+    schedule_width = std::max(schedule_width, schedule_of(*b).size());
+    flags_width = std::max(flags_width, join(flags_of(*b), ",").size());
   }
   const auto row = [&](const std::string& name, const std::string& arch, const std::string& schedule,
                        const std::string& flags, const std::string& dtype, const std::string& execs) {
@@ -64,7 +71,7 @@ int list_backends(const std::string& arch_filter, bool json) {
   };
   row("backend", "architecture", "schedule", "flags", "io dtype", "executors");
   for (const BackendInfo* b : shown)
-    row(b->name, std::string(to_string(b->architecture)), b->schedule, b->flags.empty() ? "-" : join(b->flags, ","),
+    row(b->name, std::string(to_string(b->architecture)), schedule_of(*b), flags_of(*b).empty() ? "-" : join(flags_of(*b), ","),
         std::string(to_string(b->io_dtype)), join(executors, ","));
   std::printf("%zu backends\n", shown.size());
   return 0;
@@ -86,20 +93,21 @@ void add_list(CLI::App& app, Action& action) {
 
 void add_run(CLI::App& app, Action& action) {
   struct Options {
-    std::string backend, case_dir, out, executor = "host", sqrt_gradient;
+    std::string backend, case_dir, out, sqrt_gradient;
+    ExecutorOption executor;
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("run", "Run one backend forward and backward on a case");
   cmd->add_option("--backend", o->backend, "architecture/variant@dtype (see scancheck list)")->required();
   cmd->add_option("--case", o->case_dir, "case directory")->required();
   cmd->add_option("--out", o->out, "output directory, written in the case format (replaced atomically)")->required();
-  cmd->add_option("--executor", o->executor, "host (default) | cuda");
+  o->executor.add_to(*cmd);
   cmd->add_option("--sqrt-gradient", o->sqrt_gradient,
                   "bounded | exact: the gated layers' sqrt-gradient convention (default: the case's)");
   cmd->callback([&action, o] {
     action = [o] {
       const BackendInfo& backend = find_backend(o->backend);
-      const Executor executor = parse_executor(o->executor);
+      const Executor executor = o->executor.executor();
       Case c = load_case(o->case_dir);
       if (!o->sqrt_gradient.empty()) c.sqrt_gradient = parse_sqrt_gradient(o->sqrt_gradient);
       const Outputs outputs = run_backend(backend, c, executor);
@@ -108,7 +116,7 @@ void add_run(CLI::App& app, Action& action) {
       });
       std::printf("wrote %s: %s on %s %s (%s executor)\n", o->out.c_str(), backend.name.c_str(),
                   std::string(to_string(c.architecture)).c_str(), to_string(c.shape).c_str(),
-                  o->executor.c_str());
+                  o->executor.name.c_str());
       return 0;
     };
   });

@@ -3,8 +3,6 @@
 //! `scancheck fuzz`: property runs over random cases (properties/fuzz.hpp) with a progress bar on a
 //! terminal and plain lines otherwise. Ctrl-C stops after the current case and keeps every finding.
 //! Exit codes: 0 no finding, 1 findings, 2 bad input, 130 interrupted without findings.
-#include <unistd.h>
-
 #include <atomic>
 #include <cstdio>
 #include <memory>
@@ -14,6 +12,8 @@
 
 #include "cli/commands.hpp"
 #include "cli/interrupt.hpp"
+#include "cli/options.hpp"
+#include "cli/progress.hpp"
 #include "core/error.hpp"
 #include "properties/differential.hpp"
 #include "properties/fuzz.hpp"
@@ -44,11 +44,23 @@ std::pair<std::int64_t, std::int64_t> parse_shard(const std::string& text) {
 }
 
 struct Options {
-  std::string backends, time, shard = "0/1", findings = "findings", executor = "host", policy;
+  std::string backends, time, shard = "0/1", findings = "findings";
   std::int64_t cases = 0;
   std::uint64_t seed = 1;
-  int threads = 0;
+  JudgeOptions judge;
+  ExecutorOption executor;
 };
+
+//! "cases 12/100 | 340 backend runs | 1.20 cases/s | 0 failures | ETA 73s"
+std::string progress_line(const FuzzOptions& f, const FuzzProgress& p) {
+  const double rate = p.elapsed > 0 ? static_cast<double>(p.cases) / p.elapsed : 0;
+  std::string eta = "-";
+  if (f.cases && rate > 0) eta = fmt::format("{:.0f}s", static_cast<double>(*f.cases - p.cases) / rate);
+  else if (f.seconds) eta = fmt::format("{:.0f}s", std::max(0.0, *f.seconds - p.elapsed));
+  const std::string total = f.cases ? fmt::format("/{}", *f.cases) : "";
+  return fmt::format("cases {}{} | {} backend runs | {:.2f} cases/s | {} failures | ETA {}", p.cases, total, p.checks,
+                     rate, p.findings.size(), eta);
+}
 
 int run_fuzz(const Options& o) {
   FuzzOptions f;
@@ -59,41 +71,27 @@ int run_fuzz(const Options& o) {
   if (o.cases > 0) f.cases = o.cases;
   if (!o.time.empty()) f.seconds = parse_duration(o.time);
   if (!f.cases && !f.seconds) f.cases = 100;
-  f.executor = parse_executor(o.executor);
-  if (!o.policy.empty()) f.policy = TolerancePolicy::load(o.policy);
-  f.reference_threads = o.threads;
+  f.executor = o.executor.executor();
+  f.policy = o.judge.policy();
+  f.reference_threads = o.judge.threads;
   f.findings = o.findings;
   f.stop = &stop_on_interrupt();
 
-  const bool terminal = isatty(fileno(stderr));
-  double last_line = 0;
-  const auto show = [&](const FuzzProgress& p) {
-    const double rate = p.elapsed > 0 ? static_cast<double>(p.cases) / p.elapsed : 0;
-    std::string eta = "-";
-    if (f.cases && rate > 0) eta = fmt::format("{:.0f}s", static_cast<double>(*f.cases - p.cases) / rate);
-    else if (f.seconds) eta = fmt::format("{:.0f}s", std::max(0.0, *f.seconds - p.elapsed));
-    const std::string total = f.cases ? fmt::format("/{}", *f.cases) : "";
-    const std::string line = fmt::format("cases {}{} | {} backend runs | {:.2f} cases/s | {} failures | ETA {}",
-                                         p.cases, total, p.checks, rate, p.findings.size(), eta);
-    if (terminal) {
-      std::fprintf(stderr, "\r\033[K%s", line.c_str());
-    } else if (p.elapsed - last_line >= 10 || p.cases % 50 == 0) {
-      std::fprintf(stderr, "%s\n", line.c_str());
-      last_line = p.elapsed;
-    }
-  };
-  const FuzzProgress p = fuzz(f, show);
-  if (terminal) std::fprintf(stderr, "\n");
+  FuzzProgress p;
+  {
+    ProgressLine progress;
+    p = fuzz(f, [&](const FuzzProgress& now) { progress.show(progress_line(f, now), now.elapsed, now.cases % 50 == 0); });
+  }
   std::printf("fuzz: %lld cases, %lld backend runs in %.1f s, shard %s, seed %llu%s\n",
               static_cast<long long>(p.cases), static_cast<long long>(p.checks), p.elapsed, o.shard.c_str(),
               static_cast<unsigned long long>(o.seed), p.interrupted ? " (interrupted)" : "");
-  for (const Finding& finding : p.findings) {
+  for (std::size_t i = 0; i < p.findings.size(); ++i) {
+    const Finding& finding = p.findings[i];
     std::printf("FAIL %s after %lld cases, shrunk in %d steps to %s\n  %s\n", finding.backend.c_str(),
-                static_cast<long long>(finding.case_index), finding.shrink_steps,
-                describe_request(finding.shrunk).c_str(), finding.reason.c_str());
-    if (finding.saved)
-      std::printf("  repro: scancheck check --case %s/case --backend '%s'\n", finding.saved->c_str(),
-                  finding.backend.c_str());
+                static_cast<long long>(finding.cases_until_failure), finding.shrink_steps,
+                to_string(finding.request).c_str(), finding.message.c_str());
+    if (!p.saved[i].empty())
+      for (const std::string& line : repro_lines(finding, p.saved[i] / "case")) std::printf("  repro: %s\n", line.c_str());
   }
   if (!p.findings.empty()) return 1;
   return p.interrupted ? 130 : 0;
@@ -110,9 +108,8 @@ void add_fuzz(CLI::App& app, Action& action) {
   cmd->add_option("--seed", o->seed, "seed of the case stream (default 1)");
   cmd->add_option("--shard", o->shard, "i/n: this run's share of the stream (disjoint seed streams)");
   cmd->add_option("--findings", o->findings, "directory for shrunk failing cases (default ./findings)");
-  cmd->add_option("--executor", o->executor, "host (default) | cuda");
-  cmd->add_option("--policy", o->policy, "tolerance policy JSON (default: the built-in policy)");
-  cmd->add_option("--threads", o->threads, "reference threads (default: all cores)");
+  o->executor.add_to(*cmd);
+  o->judge.add_to(*cmd);
   cmd->callback([&action, o] { action = [o] { return run_fuzz(*o); }; });
 }
 

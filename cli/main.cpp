@@ -7,12 +7,14 @@
 
 #include "cli/commands.hpp"
 #include "backends/backend.hpp"
+#include "core/build_info.hpp"
 #include "core/error.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"scancheck: exact references and differential tests for GPU scan backends"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "scancheck 0.1.0");
+  const scancheck::BuildInfo& build = scancheck::build_info();
+  app.set_version_flag("--version", "scancheck " + build.version + " (git " + build.git_revision + ")");
   scancheck::cli::Action action;
   scancheck::cli::add_make_case(app, action);
   scancheck::cli::add_reference(app, action);

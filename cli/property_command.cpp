@@ -58,10 +58,10 @@ bool holds(const BackendProperty& property, Architecture architecture, DType io,
     std::printf("%s: PASS\n", run.c_str());
     return true;
   }
-  const SearchFinding& f = *out.finding;
+  const Finding& f = *out.finding;
   std::printf("%s: FAIL %s\n", run.c_str(), f.message.c_str());
   std::printf("  shrunk in %d steps (%d tried) to %s\n", f.shrink_steps, f.shrink_tries,
-              format_request(f.request).c_str());
+              to_string(f.request).c_str());
   std::filesystem::path dir;
   try {
     dir = save_finding(f, o.findings);

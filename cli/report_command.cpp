@@ -5,8 +5,6 @@
 //! seconds otherwise. Ctrl-C stops after the current case and writes what was measured, marked interrupted.
 //! Exit codes: 0 every row passed, 1 some row failed, 2 bad input, 130 interrupted.
 //! `scancheck render` writes the same three files from an existing report.json.
-#include <unistd.h>
-
 #include <atomic>
 #include <cstdio>
 #include <memory>
@@ -16,6 +14,8 @@
 
 #include "cli/commands.hpp"
 #include "cli/interrupt.hpp"
+#include "cli/options.hpp"
+#include "cli/progress.hpp"
 #include "core/error.hpp"
 #include "reports/runner.hpp"
 
@@ -23,21 +23,22 @@ namespace scancheck::cli {
 namespace {
 
 struct Options {
-  std::string preset = "quick", backends, executor = "auto", label, out, policy;
+  std::string preset = "quick", backends, label, out;
   std::uint64_t seed = 1;
-  int threads = 0;
   std::vector<std::int64_t> lengths;
+  JudgeOptions judge;
+  ExecutorOption executor;
 };
 
 reports::ReportOptions report_options(const Options& o) {
   reports::ReportOptions r;
   r.preset = o.preset;
   if (!o.backends.empty()) r.backends = o.backends;
-  if (o.executor != "auto") r.executor = parse_executor(o.executor);
+  if (!o.executor.automatic()) r.executor = o.executor.executor();
   r.seed = o.seed;
   r.label = o.label;
-  if (!o.policy.empty()) r.policy = TolerancePolicy::load(o.policy);
-  r.threads = o.threads;
+  r.policy = o.judge.policy();
+  r.threads = o.judge.threads;
   r.lengths = o.lengths;
   r.stop = &stop_on_interrupt();
   return r;
@@ -46,27 +47,18 @@ reports::ReportOptions report_options(const Options& o) {
 //! "[#####.....] 120/608 runs | 42 s | ETA 70 s | rglru/chunk16@fp32"
 std::string progress_line(const reports::ReportProgress& p) {
   const double done = p.runs_total > 0 ? static_cast<double>(p.runs_done) / static_cast<double>(p.runs_total) : 0;
-  const int filled = static_cast<int>(done * 20);
   const std::string eta = p.runs_done > 0 ? fmt::format("{:.0f} s", p.elapsed / done - p.elapsed) : "-";
-  return fmt::format("[{}{}] {}/{} runs, case {}/{} | {:.0f} s | ETA {} | {}", std::string(filled, '#'),
-                     std::string(20 - filled, '.'), p.runs_done, p.runs_total, std::min(p.case_index + 1, p.cases),
-                     p.cases, p.elapsed, eta, p.activity);
+  return fmt::format("{} {}/{} runs, case {}/{} | {:.0f} s | ETA {} | {}", ProgressLine::bar(done), p.runs_done,
+                     p.runs_total, std::min(p.case_index + 1, p.cases), p.cases, p.elapsed, eta, p.activity);
 }
 
 int run_report_command(const Options& o) {
   const reports::ReportOptions options = report_options(o);
-  const bool terminal = isatty(fileno(stderr));
-  double last_line = -10;
-  const auto show = [&](const reports::ReportProgress& p) {
-    if (terminal) {
-      std::fprintf(stderr, "\r\033[K%s", progress_line(p).c_str());
-    } else if (p.elapsed - last_line >= 10) {
-      std::fprintf(stderr, "%s\n", progress_line(p).c_str());
-      last_line = p.elapsed;
-    }
-  };
-  const reports::Report report = reports::run_report(options, show);
-  if (terminal) std::fprintf(stderr, "\n");
+  reports::Report report;
+  {
+    ProgressLine progress;
+    report = reports::run_report(options, [&](const reports::ReportProgress& p) { progress.show(progress_line(p), p.elapsed); });
+  }
   reports::write_report(report, o.out);
   std::printf("%s\nreport: %s/report.{json,md,html}\n", report.verdict.summary.c_str(), o.out.c_str());
   if (stop_on_interrupt().load()) return 130;
@@ -102,13 +94,12 @@ void add_report(CLI::App& app, Action& action) {
   cmd->add_option("--preset", o->preset, "quick (default) | ci | seed-shapes")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   cmd->add_option("--backends", o->backends, "backend name or glob (default: every backend; seed-shapes: the production ones)");
-  cmd->add_option("--executor", o->executor, "host | cuda | auto (default: cuda for seed-shapes when a device exists)");
+  o->executor.add_to(*cmd, /*allow_auto=*/true);
   cmd->add_option("--seed", o->seed, "seed of the case stream (default 1)");
   cmd->add_option("--lengths", o->lengths, "quick, ci: case lengths instead of the preset's, e.g. 2,33,300")
       ->delimiter(',');
   cmd->add_option("--label", o->label, "the report's label (default: the preset); merge joins reports of one label");
-  cmd->add_option("--policy", o->policy, "tolerance policy JSON (default: the built-in policy)");
-  cmd->add_option("--threads", o->threads, "reference threads (default: all cores)");
+  o->judge.add_to(*cmd);
   cmd->add_option("--out", o->out, "output directory (written atomically)")->required();
   cmd->callback([&action, o] { action = [o] { return run_report_command(*o); }; });
 }

@@ -18,6 +18,11 @@ constexpr detail::NameTable<SqrtGradient, 2> sqrt_gradient_names{{
     {SqrtGradient::exact, "exact"},
 }};
 
+constexpr detail::NameTable<Direction, 2> direction_names{{
+    {Direction::forward, "forward"},
+    {Direction::backward, "backward"},
+}};
+
 }  // namespace
 
 std::string_view to_string(Architecture a) { return detail::name_of(architecture_names, a); }
@@ -29,5 +34,8 @@ std::string_view to_string(SqrtGradient g) { return detail::name_of(sqrt_gradien
 SqrtGradient parse_sqrt_gradient(std::string_view name) {
   return detail::parse_name(sqrt_gradient_names, "sqrt gradient", name);
 }
+
+std::string_view to_string(Direction d) { return detail::name_of(direction_names, d); }
+Direction parse_direction(std::string_view name) { return detail::parse_name(direction_names, "pass", name); }
 
 }  // namespace scancheck

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
-//! The four recurrences of spec/recurrences.md and the names they go by on the command line and on disk.
+//! The four recurrences of spec/recurrences.md, their names on the command line and on disk, and the
+//! conventions they share. What each architecture *is* (its tensors, how its cases are generated, which
+//! features it has) is its descriptor: core/architectures.hpp.
 #pragma once
 
 #include <array>
@@ -18,18 +20,16 @@ std::string_view to_string(Architecture);
 //! Throws InputError naming the accepted values when `name` is not one of them.
 Architecture parse_architecture(std::string_view name);
 
-constexpr bool is_complex(Architecture a) {
-  return a == Architecture::complex_scan || a == Architecture::complex_rglru;
-}
-//! The gated layers (RG-LRU kinds) against the plain affine scans.
-constexpr bool is_gated(Architecture a) {
-  return a == Architecture::rglru || a == Architecture::complex_rglru;
-}
-
 //! How dq is formed from dm (recurrences.md §2): "exact" 1/(2 sqrt q), or RecurrentGemma's "bounded"
 //! SqrtBoundDerivative 1/max(2 sqrt q, 1/1000).
 enum class SqrtGradient { bounded, exact };
 std::string_view to_string(SqrtGradient);
 SqrtGradient parse_sqrt_gradient(std::string_view name);
+
+//! The two passes of a run: the forward (h, y, h_last) and the backward (every gradient). A verdict is
+//! never called a pass: a row *passes*, its direction is forward or backward.
+enum class Direction { forward, backward };
+std::string_view to_string(Direction);
+Direction parse_direction(std::string_view name);
 
 }  // namespace scancheck

@@ -6,62 +6,14 @@
 
 #include <fmt/format.h>
 
+#include "core/architectures.hpp"
 #include "core/error.hpp"
 
 namespace scancheck {
 namespace {
 
 using enum TensorRole;
-
-TensorSpec activation(std::string name, TensorRole role, Dims dims) {
-  return {std::move(name), role, std::move(dims), false, false, TensorPrecision::io};
-}
-TensorSpec float32(std::string name, TensorRole role, Dims dims, bool optional = false) {
-  return {std::move(name), role, std::move(dims), optional, false, TensorPrecision::float32};
-}
-
-std::vector<TensorSpec> scan_layout(const Shape& s) {
-  const Dims act{s.batch, s.length, s.width}, state{s.batch, s.width};
-  return {
-      activation("a", input, act),        activation("b", input, act),
-      float32("h0", input, state, true),  activation("dh", cotangent, act),
-      float32("dh_last", cotangent, state, true),
-      activation("h", output, act),       float32("h_last", output, state),
-      activation("da", output, act),      activation("db", output, act),
-      float32("dh0", output, state),
-  };
-}
-
-// rglru and complex_rglru: the complex kind has half as many state channels (K_out = K_in / 2 per head)
-// and the extra phase parameter a_imag_param.
-std::vector<TensorSpec> gated_layout(Architecture arch, const Shape& s) {
-  const std::int64_t channels = state_channels(arch, s);
-  const std::int64_t k_in = head_inputs(arch, s), k_out = head_channels(arch, s);
-  const Dims act{s.batch, s.length, s.width}, state{s.batch, s.width};
-  const Dims param{channels}, weight{s.heads, k_in, k_out}, bias{s.heads, k_out};
-  std::vector<TensorSpec> layout{
-      activation("x", input, act),
-      {"segment_pos", input, {s.batch, s.length}, false, true, TensorPrecision::float32},
-      float32("h0", input, state, true),
-      float32("a_param", input, param),
-      float32("input_gate_w", input, weight),
-      float32("input_gate_b", input, bias),
-      float32("a_gate_w", input, weight),
-      float32("a_gate_b", input, bias),
-  };
-  if (is_complex(arch)) layout.push_back(float32("a_imag_param", input, param));
-  const std::vector<TensorSpec> rest{
-      activation("dy", cotangent, act),        float32("dh_last", cotangent, state, true),
-      activation("y", output, act),            float32("h_last", output, state),
-      activation("dx", output, act),           float32("dh0", output, state),
-      float32("d_a_param", output, param),     float32("d_input_gate_w", output, weight),
-      float32("d_input_gate_b", output, bias), float32("d_a_gate_w", output, weight),
-      float32("d_a_gate_b", output, bias),
-  };
-  layout.insert(layout.end(), rest.begin(), rest.end());
-  if (is_complex(arch)) layout.push_back(float32("d_a_imag_param", output, param));
-  return layout;
-}
+constexpr TensorRole output_role = TensorRole::output;
 
 std::string context(const Case& c) {
   return fmt::format("{} {}", to_string(c.architecture), to_string(c.shape));
@@ -119,14 +71,19 @@ void check_float_tensor(const Case& c, const TensorSpec& spec) {
 
 }  // namespace
 
-std::vector<TensorSpec> tensor_layout(Architecture arch, const Shape& shape) {
-  return is_gated(arch) ? gated_layout(arch, shape) : scan_layout(shape);
-}
+std::vector<TensorSpec> tensor_layout(Architecture arch, const Shape& shape) { return describe(arch).layout(shape); }
 
 std::vector<TensorSpec> tensor_layout(Architecture arch, const Shape& shape, TensorRole role) {
   std::vector<TensorSpec> layout = tensor_layout(arch, shape);
   std::erase_if(layout, [role](const TensorSpec& s) { return s.role != role; });
   return layout;
+}
+
+Direction direction_of(Architecture arch, std::string_view output) {
+  const Shape smallest{1, 1, describe(arch).channel_factor(), 1};
+  for (const TensorSpec& spec : tensor_layout(arch, smallest, output_role))
+    if (spec.name == output) return spec.direction;
+  throw InputError(fmt::format("'{}' is not an output of {}", output, to_string(arch)));
 }
 
 void validate(const Case& c) {
@@ -139,7 +96,7 @@ void validate(const Case& c) {
     else
       check_float_tensor(c, spec);
   }
-  if (!is_gated(c.architecture) && !absent(c.segment_pos))
+  if (!describe(c.architecture).segment_positions && !absent(c.segment_pos))
     throw InputError(fmt::format("segment_pos.npy: given, but {} has no segment positions",
                                  to_string(c.architecture)));
   check_known_names(c, layout);

@@ -35,12 +35,17 @@ struct TensorSpec {
   bool optional = false;   //!< h0 and dh_last may be absent
   bool integer = false;    //!< segment_pos: int32
   TensorPrecision precision = TensorPrecision::io;
+  Direction direction = Direction::forward;  //!< outputs: the pass that produces it (gradients: backward)
+  bool parameter = false;  //!< a weight, bias or decay parameter, or its gradient: shared by every batch entry
 };
 
-//! Every tensor of the architecture at this shape, inputs first, in the order of harness.md.
-//! Precondition: validate(arch, shape) passed.
+//! Every tensor of the architecture at this shape, inputs first, in the order of harness.md (the
+//! architecture's descriptor, core/architectures.hpp, defines it). Precondition: validate(arch, shape) passed.
 std::vector<TensorSpec> tensor_layout(Architecture, const Shape&);
 std::vector<TensorSpec> tensor_layout(Architecture, const Shape&, TensorRole);
+//! The pass that produces output `output` of the architecture (h, y, h_last: forward; gradients: backward).
+//! Throws InputError when it is not one of its outputs.
+Direction direction_of(Architecture, std::string_view output);
 
 struct Provenance {
   std::optional<std::uint64_t> seed;
@@ -57,7 +62,7 @@ struct Case {
   //! Every float input and cotangent present (optional ones may be missing). float32 values; a bfloat16
   //! case holds bf16-representable values.
   std::map<std::string, Tensor<float>> tensors;
-  //! [B, L] for the gated kinds; empty for the plain scans.
+  //! [B, L] for architectures with segment positions; empty for the others.
   Tensor<std::int32_t> segment_pos;
 
   bool has(const std::string& name) const { return tensors.count(name) != 0; }
@@ -67,7 +72,8 @@ struct Case {
 };
 
 //! Checks that the case is complete and consistent: shape valid, every required tensor present with the
-//! dims of tensor_layout, no unknown tensor, segment_pos present exactly for the gated kinds, bfloat16
+//! dims of tensor_layout, no unknown tensor, segment_pos present exactly when the
+//! architecture has segment positions, bfloat16
 //! io tensors bf16-representable. Throws InputError naming the first problem.
 void validate(const Case&);
 

@@ -10,7 +10,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/architectures.hpp"
 #include "core/error.hpp"
+#include "core/json_reader.hpp"
 #include "core/npy.hpp"
 
 namespace scancheck {
@@ -22,60 +24,40 @@ using nlohmann::json;
 [[noreturn]] void fail_dir(const fs::path& dir, std::string_view what) {
   throw InputError(fmt::format("case directory '{}': {}", dir.string(), what));
 }
-[[noreturn]] void fail_json(const fs::path& dir, std::string_view what) {
-  throw InputError(fmt::format("{}: {}", (dir / "case.json").string(), what));
-}
+//! case.json, read strictly: every error names the file and the field.
+struct CaseJson {
+  JsonReader in;
+  json j;
 
-json read_json(const fs::path& dir) {
-  const fs::path path = dir / "case.json";
-  std::ifstream in(path);
-  if (!in) fail_dir(dir, "missing case.json");
-  try {
-    json j = json::parse(in);
-    if (!j.is_object()) fail_json(dir, "not a JSON object");
-    return j;
-  } catch (const json::exception& e) {
-    fail_json(dir, e.what());
+  explicit CaseJson(const fs::path& dir) : in((dir / "case.json").string()) {
+    if (!fs::exists(dir / "case.json")) fail_dir(dir, "missing case.json");
+    j = read_json_file(dir / "case.json", "case.json");
+    in.object(j, "$");
   }
-}
 
-std::string string_field(const json& j, const fs::path& dir, const char* key) {
-  const auto it = j.find(key);
-  if (it == j.end()) fail_json(dir, fmt::format("no \"{}\"", key));
-  if (!it->is_string()) fail_json(dir, fmt::format("\"{}\" must be a string", key));
-  return it->get<std::string>();
-}
+  template <class Parse>
+  auto named(const char* key, Parse parse) const { return in.named(j, "$", key, parse); }
 
-// Heads only shape the gate projections of the gated kinds; a plain scan defaults to one block.
-std::int64_t heads_field(const json& j, const fs::path& dir, Architecture arch) {
-  const auto it = j.find("heads");
-  if (it == j.end()) {
-    if (is_gated(arch)) fail_json(dir, fmt::format("no \"heads\" (required for {})", to_string(arch)));
-    return 1;
+  // Heads only shape the gate projections; without gates a case defaults to one block.
+  std::int64_t heads(Architecture arch) const {
+    if (!in.has(j, "heads")) {
+      if (describe(arch).gate_heads) in.fail("$", fmt::format("no \"heads\" (required for {})", to_string(arch)));
+      return 1;
+    }
+    return in.integer(j, "$", "heads");
   }
-  const bool fits = it->is_number_integer() &&
-                    (!it->is_number_unsigned() ||
-                     it->get<std::uint64_t>() <= std::uint64_t{std::numeric_limits<std::int64_t>::max()});
-  if (!fits) fail_json(dir, "\"heads\" must be an integer");
-  return it->get<std::int64_t>();
-}
 
-Provenance provenance_fields(const json& j, const fs::path& dir) {
-  Provenance p;
-  if (const auto it = j.find("seed"); it != j.end()) {
-    if (!it->is_number_unsigned()) fail_json(dir, "\"seed\" must be an unsigned integer");
-    p.seed = it->get<std::uint64_t>();
+  Provenance provenance() const {
+    Provenance p;
+    if (in.has(j, "seed")) p.seed = in.unsigned_integer(j, "$", "seed");
+    if (in.has(j, "regime")) p.regime = in.text(j, "$", "regime");
+    return p;
   }
-  if (const auto it = j.find("regime"); it != j.end()) {
-    if (!it->is_string()) fail_json(dir, "\"regime\" must be a string");
-    p.regime = it->get<std::string>();
-  }
-  return p;
-}
+};
 
 // B, L and W are not stored in case.json: the main activation's [B, L, W] defines them.
 Shape shape_from(const Case& c, const fs::path& dir, std::int64_t heads) {
-  const std::string name = is_gated(c.architecture) ? "x" : "a";
+  const std::string name(describe(c.architecture).main_input);
   const Tensor<float>& main = c.at(name);
   if (main.rank() != 3)
     fail_dir(dir, fmt::format("{}.npy has shape {}; expected [B, L, W]", name, to_string(main.dims())));
@@ -120,18 +102,7 @@ void write_text(const fs::path& path, const std::string& text) {
 void write_case_files(const Case& c, const fs::path& dir) {
   write_text(dir / "case.json", case_json(c));
   for (const auto& [name, tensor] : c.tensors) write_npy(dir / (name + ".npy"), tensor);
-  if (is_gated(c.architecture)) write_npy(dir / "segment_pos.npy", c.segment_pos);
-}
-
-// Name parsers report only the bad name; say which file it came from.
-template <class Parse>
-auto parse_field(const json& j, const fs::path& dir, const char* key, Parse parse) {
-  const std::string name = string_field(j, dir, key);
-  try {
-    return parse(name);
-  } catch (const InputError& e) {
-    fail_json(dir, e.what());
-  }
+  if (describe(c.architecture).segment_positions) write_npy(dir / "segment_pos.npy", c.segment_pos);
 }
 
 // Shape and consistency errors name tensors, not files: add the directory.
@@ -148,15 +119,15 @@ void check_in(const fs::path& dir, Check check) {
 
 Case load_case(const fs::path& dir) {
   if (!fs::is_directory(dir)) fail_dir(dir, fs::exists(dir) ? "not a directory" : "does not exist");
-  const json j = read_json(dir);
+  const CaseJson j(dir);
   Case c;
-  c.architecture = parse_field(j, dir, "architecture", parse_architecture);
-  c.io_dtype = parse_field(j, dir, "io_dtype", parse_dtype);
-  c.sqrt_gradient = parse_field(j, dir, "sqrt_gradient", parse_sqrt_gradient);
-  c.provenance = provenance_fields(j, dir);
-  const std::int64_t heads = heads_field(j, dir, c.architecture);
+  c.architecture = j.named("architecture", parse_architecture);
+  c.io_dtype = j.named("io_dtype", parse_dtype);
+  c.sqrt_gradient = j.named("sqrt_gradient", parse_sqrt_gradient);
+  c.provenance = j.provenance();
+  const std::int64_t heads = j.heads(c.architecture);
 
-  const std::string main = is_gated(c.architecture) ? "x" : "a";
+  const std::string main(describe(c.architecture).main_input);
   if (!fs::exists(dir / (main + ".npy"))) fail_dir(dir, fmt::format("missing {}.npy", main));
   c.tensors.emplace(main, read_npy_float(dir / (main + ".npy")));
   c.shape = shape_from(c, dir, heads);
@@ -164,6 +135,16 @@ Case load_case(const fs::path& dir) {
   read_tensors(c, dir);
   check_in(dir, [&] { validate(c); });
   return c;
+}
+
+std::map<std::string, Tensor<float>> load_outputs(const Case& c, const fs::path& dir) {
+  if (!fs::is_directory(dir)) throw InputError(fmt::format("{}: no such output directory", dir.string()));
+  std::map<std::string, Tensor<float>> out;
+  for (const TensorSpec& spec : tensor_layout(c.architecture, c.shape, TensorRole::output)) {
+    const fs::path file = dir / (spec.name + ".npy");
+    if (fs::exists(file)) out.emplace(spec.name, read_npy_float(file, /*allow_rounding=*/true));
+  }
+  return out;
 }
 
 void save_case(const Case& c, const fs::path& dir) {

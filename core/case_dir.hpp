@@ -21,6 +21,11 @@ namespace scancheck {
 Case load_case(const std::filesystem::path& dir);
 void save_case(const Case&, const std::filesystem::path& dir);
 
+//! The outputs of the case's layout found in `dir` as <name>.npy (float32, or float64 rounded to float32),
+//! produced anywhere (another framework, `scancheck run`); absent ones are simply not in the map. Throws
+//! InputError for a missing directory or a malformed file.
+std::map<std::string, Tensor<float>> load_outputs(const Case&, const std::filesystem::path& dir);
+
 //! Creates `dir` atomically: `fill` writes into a fresh temporary sibling directory which is then renamed
 //! to `dir` (replacing an existing `dir`). If `fill` throws, the temporary is removed and `dir` untouched.
 void write_directory_atomically(const std::filesystem::path& dir,

@@ -11,6 +11,8 @@
 
 #include <fmt/format.h>
 
+#include "core/architectures.hpp"
+#include "core/case_generation.hpp"
 #include "core/enum_names.hpp"
 #include "core/error.hpp"
 #include "core/rng.hpp"
@@ -34,47 +36,11 @@ constexpr std::pair<std::string_view, std::uint64_t> stream_ids[] = {
     {"a_imag_param", 12}, {"dy", 13}, {"segment_pos", 14},  // the gated kinds
     {"resets", 15}, {"clip", 16},                          // draws that shape several tensors
 };
-enum class Purpose : std::uint64_t { value, scale, sign, special, phase, pair };
-
 std::uint64_t stream_of(std::string_view name, Purpose purpose) {
   for (const auto& [n, id] : stream_ids)
     if (n == name) return id * 8 + static_cast<std::uint64_t>(purpose);
   throw std::logic_error(fmt::format("no RNG stream for '{}'", name));
 }
-
-struct Draw {
-  const CounterRng& rng;
-  std::uint64_t stream;
-  double normal(std::int64_t i) const { return rng.normal(stream, static_cast<std::uint64_t>(i)); }
-  double uniform(std::int64_t i, double lo = 0, double hi = 1) const {
-    return rng.uniform(stream, static_cast<std::uint64_t>(i), lo, hi);
-  }
-  bool chance(std::int64_t i, double p) const { return uniform(i) < p; }
-  double sign(std::int64_t i) const { return chance(i, 0.5) ? -1.0 : 1.0; }
-  //! Uniform in {0, ..., n-1}.
-  std::int64_t below(std::int64_t i, std::int64_t n) const {
-    return std::min(n - 1, static_cast<std::int64_t>(uniform(i) * static_cast<double>(n)));
-  }
-};
-
-struct Context {
-  const CaseRequest& req;
-  CounterRng rng;
-  std::vector<TensorSpec> layout;
-  std::vector<bool> resets;      // [B * L], set for the regimes that reset
-  std::int64_t clip_start = -1;  // clip regime: channels start, start + 4, ... have tiny s (or |a| ~ 1)
-
-  Draw draw(std::string_view name, Purpose purpose = Purpose::value) const {
-    return {rng, stream_of(name, purpose)};
-  }
-  const Dims& dims(std::string_view name) const {
-    for (const TensorSpec& s : layout)
-      if (s.name == name) return s.dims;
-    throw std::logic_error(fmt::format("no tensor '{}'", name));
-  }
-  Regime regime() const { return req.regime; }
-  std::int64_t channels() const { return state_channels(req.architecture, req.shape); }
-};
 
 // Runs body(i) for every i in [0, n), on several threads for large n. Every value is a function of i alone,
 // so the result does not depend on the number of threads.
@@ -91,32 +57,32 @@ void parallel_for(std::int64_t n, const std::function<void(std::int64_t)>& body)
 }
 
 // Values are computed in double and rounded once to float32 here; bf16 rounding comes last, by layout.
-void add(Case& c, const Context& ctx, const std::string& name, const std::function<double(std::int64_t)>& value) {
+void add(Case& c, const GenerationContext& ctx, const std::string& name, const std::function<double(std::int64_t)>& value) {
   Tensor<float> t(ctx.dims(name));
   parallel_for(t.size(), [&](std::int64_t i) { t[i] = static_cast<float>(value(i)); });
   c.tensors.emplace(name, std::move(t));
 }
 
-void add_normal(Case& c, const Context& ctx, const std::string& name, double scale = 1) {
+void add_normal(Case& c, const GenerationContext& ctx, const std::string& name, double scale = 1) {
   const Draw d = ctx.draw(name);
   add(c, ctx, name, [&](std::int64_t i) { return scale * d.normal(i); });
 }
 
-void add_states_and_cotangents(Case& c, const Context& ctx, const std::string& cotangent) {
+void add_states_and_cotangents(Case& c, const GenerationContext& ctx, const std::string& cotangent) {
   if (ctx.req.with_h0) add_normal(c, ctx, "h0");
   add_normal(c, ctx, cotangent);
   if (ctx.req.with_dh_last) add_normal(c, ctx, "dh_last");
 }
 
 // N(0, 1) times 10^U(-3, 3): magnitudes over six decades, clipped to |v| <= 1000.
-double wide(const Context& ctx, const std::string& name, std::int64_t i) {
+double wide(const GenerationContext& ctx, const std::string& name, std::int64_t i) {
   const double v = ctx.draw(name).normal(i) * std::pow(10.0, ctx.draw(name, Purpose::scale).uniform(i, -3, 3));
   return std::clamp(v, -1000.0, 1000.0);
 }
 
 // Batch entry 0 resets at t = 0, the others half the time; every other step resets with probability 0.1,
 // and for L >= 3 each entry gets a pair of consecutive resets after t = 0 (a reset right after a reset).
-std::vector<bool> reset_schedule(const Context& ctx) {
+std::vector<bool> reset_schedule(const GenerationContext& ctx) {
   const std::int64_t batch = ctx.req.shape.batch, length = ctx.req.shape.length;
   const Draw step = ctx.draw("resets"), pair = ctx.draw("resets", Purpose::pair);
   std::vector<bool> reset(static_cast<std::size_t>(batch * length));
@@ -131,13 +97,13 @@ std::vector<bool> reset_schedule(const Context& ctx) {
   return reset;
 }
 
-bool clip_channel(const Context& ctx, std::int64_t channel) { return channel % 4 == ctx.clip_start; }
+bool clip_channel(const GenerationContext& ctx, std::int64_t channel) { return channel % 4 == ctx.clip_start; }
 
 // ---- gated kinds (rglru, complex_rglru) ----
 
 // segment_pos counts t + offset_b (offset in [1, 100]) until the first reset, then t - (last reset).
 // The extreme regime makes about 5% of the non-reset positions negative, which still means "no reset".
-Tensor<std::int32_t> segment_positions(const Context& ctx) {
+Tensor<std::int32_t> segment_positions(const GenerationContext& ctx) {
   const std::int64_t batch = ctx.req.shape.batch, length = ctx.req.shape.length;
   const Draw offset = ctx.draw("segment_pos"), negative = ctx.draw("segment_pos", Purpose::sign);
   const Draw magnitude = ctx.draw("segment_pos", Purpose::scale);
@@ -160,7 +126,7 @@ Tensor<std::int32_t> segment_positions(const Context& ctx) {
 double inverse_softplus(double s) { return std::log(std::expm1(s)); }
 
 // RecurrentGemma's rnn_param_init: decay exp(-s) with exp(-2s) ~ U[0.81, 0.998], i.e. exp(-s) in [0.9, 0.999].
-double a_param_value(const Context& ctx, std::int64_t channel) {
+double a_param_value(const GenerationContext& ctx, std::int64_t channel) {
   const Draw d = ctx.draw("a_param");
   switch (ctx.regime()) {
     case Regime::long_memory: return inverse_softplus(-std::log(d.uniform(channel, 0.999, 0.99999)));
@@ -173,7 +139,7 @@ double a_param_value(const Context& ctx, std::int64_t channel) {
   }
 }
 
-void add_gate(Case& c, const Context& ctx, const std::string& weight, const std::string& bias) {
+void add_gate(Case& c, const GenerationContext& ctx, const std::string& weight, const std::string& bias) {
   const double k_in = static_cast<double>(head_inputs(ctx.req.architecture, ctx.req.shape));
   add_normal(c, ctx, weight, 1 / std::sqrt(k_in));
   // extreme: pre-activations far into either sigmoid tail.
@@ -182,7 +148,9 @@ void add_gate(Case& c, const Context& ctx, const std::string& weight, const std:
   add(c, ctx, bias, [&](std::int64_t i) { return extreme ? sign.sign(i) * magnitude.uniform(i, 10, 40) : 0.0; });
 }
 
-void add_gated_tensors(Case& c, const Context& ctx) {
+}  // namespace
+
+void generate_gated_layer_tensors(Case& c, const GenerationContext& ctx) {
   if (ctx.regime() == Regime::extreme)
     add(c, ctx, "x", [&](std::int64_t i) { return wide(ctx, "x", i); });
   else
@@ -191,7 +159,7 @@ void add_gated_tensors(Case& c, const Context& ctx) {
   add(c, ctx, "a_param", [&](std::int64_t ch) { return a_param_value(ctx, ch); });
   add_gate(c, ctx, "input_gate_w", "input_gate_b");
   add_gate(c, ctx, "a_gate_w", "a_gate_b");
-  if (is_complex(ctx.req.architecture)) {
+  if (describe(ctx.req.architecture).complex) {
     const Draw d = ctx.draw("a_imag_param");
     add(c, ctx, "a_imag_param", [&](std::int64_t ch) { return d.uniform(ch, 0, std::numbers::pi); });
   }
@@ -200,8 +168,10 @@ void add_gated_tensors(Case& c, const Context& ctx) {
 
 // ---- plain scans (scan, complex_scan) ----
 
+namespace {
+
 // |a| of complex element e = (b * L + t) * channels + channel.
-double scan_magnitude(const Context& ctx, std::int64_t e) {
+double scan_magnitude(const GenerationContext& ctx, std::int64_t e) {
   const Draw d = ctx.draw("a"), special = ctx.draw("a", Purpose::special);
   const std::int64_t channels = ctx.channels();
   if (!ctx.resets.empty() && ctx.resets[static_cast<std::size_t>(e / channels)]) return 0;
@@ -219,10 +189,10 @@ double scan_magnitude(const Context& ctx, std::int64_t e) {
   }
 }
 
-void add_scan_decays(Case& c, const Context& ctx) {
+void add_scan_decays(Case& c, const GenerationContext& ctx) {
   const std::int64_t channels = ctx.channels(), width = ctx.req.shape.width;
   const Draw sign = ctx.draw("a", Purpose::sign), phase = ctx.draw("a", Purpose::phase);
-  const bool complex = is_complex(ctx.req.architecture);
+  const bool complex = describe(ctx.req.architecture).complex;
   Tensor<float> a(ctx.dims("a"));
   parallel_for(a.size() / (complex ? 2 : 1), [&](std::int64_t e) {
     const std::int64_t row = e / channels, channel = e % channels;
@@ -239,7 +209,9 @@ void add_scan_decays(Case& c, const Context& ctx) {
   c.tensors.emplace("a", std::move(a));
 }
 
-void add_scan_tensors(Case& c, const Context& ctx) {
+}  // namespace
+
+void generate_affine_scan_tensors(Case& c, const GenerationContext& ctx) {
   add_scan_decays(c, ctx);
   if (ctx.regime() == Regime::extreme)
     add(c, ctx, "b", [&](std::int64_t i) { return wide(ctx, "b", i); });
@@ -247,6 +219,8 @@ void add_scan_tensors(Case& c, const Context& ctx) {
     add_normal(c, ctx, "b");
   add_states_and_cotangents(c, ctx, "dh");
 }
+
+namespace {
 
 void round_io_tensors(Case& c, const std::vector<TensorSpec>& layout) {
   if (c.io_dtype == DType::float32) return;
@@ -258,15 +232,27 @@ void round_io_tensors(Case& c, const std::vector<TensorSpec>& layout) {
 
 }  // namespace
 
+Draw GenerationContext::draw(std::string_view name, Purpose purpose) const { return {rng, stream_of(name, purpose)}; }
+
+const Dims& GenerationContext::dims(std::string_view name) const {
+  for (const TensorSpec& s : layout)
+    if (s.name == name) return s.dims;
+  throw std::logic_error(fmt::format("no tensor '{}'", name));
+}
+
+std::int64_t GenerationContext::channels() const { return state_channels(req.architecture, req.shape); }
+
 std::string_view to_string(Regime r) { return detail::name_of(regime_names, r); }
 Regime parse_regime(std::string_view name) { return detail::parse_name(regime_names, "regime", name); }
 
 Case make_case(const CaseRequest& req) {
   validate(req.architecture, req.shape);
-  if (is_gated(req.architecture) && req.shape.length > std::numeric_limits<std::int32_t>::max() - 100)
+  const ArchitectureDescriptor& arch = describe(req.architecture);
+  if (arch.segment_positions && req.shape.length > std::numeric_limits<std::int32_t>::max() - 100)
     throw InputError(fmt::format("L = {} is too long for int32 segment positions", req.shape.length));
-  Context ctx{req, CounterRng(req.seed), tensor_layout(req.architecture, req.shape), {}, -1};
-  if (req.regime == Regime::resets || (req.regime == Regime::extreme && is_gated(req.architecture)))
+  GenerationContext ctx{req, CounterRng(req.seed), tensor_layout(req.architecture, req.shape), {}, -1};
+  // The extreme regime also resets where resets are positions (segment_pos), not zero decays.
+  if (req.regime == Regime::resets || (req.regime == Regime::extreme && arch.segment_positions))
     ctx.resets = reset_schedule(ctx);
   // Every 4th channel from a random start: a quarter of them, and at least one.
   if (req.regime == Regime::clip) ctx.clip_start = ctx.draw("clip").below(0, std::min<std::int64_t>(4, ctx.channels()));
@@ -277,10 +263,7 @@ Case make_case(const CaseRequest& req) {
   c.io_dtype = req.io_dtype;
   c.sqrt_gradient = req.sqrt_gradient;
   c.provenance = {req.seed, std::string(to_string(req.regime))};
-  if (is_gated(req.architecture))
-    add_gated_tensors(c, ctx);
-  else
-    add_scan_tensors(c, ctx);
+  arch.generate(c, ctx);
   round_io_tensors(c, ctx.layout);
   return c;
 }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "core/case.hpp"
@@ -30,5 +31,8 @@ struct CaseRequest {
 
 //! Throws InputError for an invalid shape.
 Case make_case(const CaseRequest&);
+
+//! The request's one text form: the CLI fragment that regenerates it (core/case_request.hpp has its JSON).
+std::string to_string(const CaseRequest&);
 
 }  // namespace scancheck

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "core/architectures.hpp"
 #include "core/case.hpp"
 #include "core/error.hpp"
 
@@ -59,7 +60,7 @@ void check_positive(Architecture arch, const Shape& shape) {
 
 void check_heads(Architecture arch, const Shape& shape) {
   const std::int64_t w = shape.width, h = shape.heads;
-  if (!is_complex(arch)) {
+  if (!describe(arch).complex) {
     if (w % h != 0) reject(arch, shape, fmt::format("W = {} is not divisible by H = {}", w, h));
     return;
   }
@@ -87,12 +88,12 @@ std::string to_string(const Shape& s) {
 }
 
 std::int64_t state_channels(Architecture arch, const Shape& s) {
-  return is_complex(arch) ? s.width / 2 : s.width;
+  return s.width / describe(arch).channel_factor();
 }
 
 std::int64_t head_inputs(Architecture arch, const Shape& s) {
   // The gates read the whole merged input; a plain scan has no gates, its "input" is its own channels.
-  return is_gated(arch) ? s.width / s.heads : head_channels(arch, s);
+  return describe(arch).gate_heads ? s.width / s.heads : head_channels(arch, s);
 }
 
 std::int64_t head_channels(Architecture arch, const Shape& s) { return state_channels(arch, s) / s.heads; }

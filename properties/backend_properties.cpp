@@ -20,6 +20,7 @@
 #include <rapidcheck.h>
 
 #include "backends/backend.hpp"
+#include "core/architectures.hpp"
 #include "core/error.hpp"
 #include "core/generate.hpp"
 #include "properties/differential.hpp"
@@ -52,15 +53,16 @@ std::vector<const BackendInfo*> sample_backends(const Case& c, std::size_t other
 
 //! Which state channel and which head every stored position belongs to.
 struct Geometry {
-  bool gated, complex;
+  Family family;
+  bool complex;
   std::int64_t batch, length, width, heads;
   std::int64_t channels;  // state channels: W, or W/2 complex ones at c and W/2 + c
   std::int64_t k_in;      // gate inputs per head (gated kinds)
   std::int64_t k_out;     // state channels per head
 
   explicit Geometry(const Case& c)
-      : gated(is_gated(c.architecture)),
-        complex(is_complex(c.architecture)),
+      : family(describe(c.architecture).family),
+        complex(describe(c.architecture).complex),
         batch(c.shape.batch),
         length(c.shape.length),
         width(c.shape.width),
@@ -79,12 +81,12 @@ struct Geometry {
   }
 };
 
-//! Per-batch tensors ([B, L, W] activations and [B, W] states); all others are parameters and their
-//! gradients.
-bool per_batch(const std::string& name) {
-  static const std::set<std::string> names{"a",  "b",  "h0", "dh", "dh_last", "h",  "h_last",
-                                           "da", "db", "dh0", "x", "dy",      "y",  "dx"};
-  return names.count(name) != 0;
+//! Per-batch tensors ([B, L, W] activations and [B, W] states); the others are parameters and their
+//! gradients, shared by every batch entry.
+bool per_batch(const Case& c, const std::string& name) {
+  for (const TensorSpec& s : tensor_layout(c.architecture, c.shape))
+    if (s.name == name) return !s.parameter;
+  return true;
 }
 
 std::uint32_t bits_of(float v) {
@@ -177,18 +179,19 @@ Site draw_site(const Case& c, std::string tensor) {
 //! reading site.p, the head of its state channel}: in batch entry site.b only, y at t >= site.t of
 //! channels in T, h_last and dh0 of channels in T, dx at every t in positions that a head in T reads or
 //! whose channel is in T; parameter gradients of heads in T (they sum over every b and t).
-bool may_change(const Geometry& g, const Site& site, const TensorSpec& s, std::int64_t i) {
-  if (!g.gated) {
-    if (s.name == "db" || s.name == "dh0") return false;
-    const std::int64_t ch = g.channel_of(site.p);
-    if (s.dims.size() == 2) return i / g.width == site.b && g.channel_of(i % g.width) == ch;  // h_last
-    const std::int64_t p = i % g.width, t = (i / g.width) % g.length, b = i / (g.width * g.length);
-    if (b != site.b || g.channel_of(p) != ch) return false;
-    return s.name == "h" ? t >= site.t : t > site.t;  // da_t = g_t conj(h_{t-1})
-  }
+bool affine_scan_may_change(const Geometry& g, const Site& site, const TensorSpec& s, std::int64_t i) {
+  if (s.name == "db" || s.name == "dh0") return false;
+  const std::int64_t ch = g.channel_of(site.p);
+  if (s.dims.size() == 2) return i / g.width == site.b && g.channel_of(i % g.width) == ch;  // h_last
+  const std::int64_t p = i % g.width, t = (i / g.width) % g.length, b = i / (g.width * g.length);
+  if (b != site.b || g.channel_of(p) != ch) return false;
+  return s.name == "h" ? t >= site.t : t > site.t;  // da_t = g_t conj(h_{t-1})
+}
+
+bool gated_layer_may_change(const Geometry& g, const Site& site, const TensorSpec& s, std::int64_t i) {
   const std::set<std::int64_t> touched{g.head_of_input(site.p), g.head_of_channel(g.channel_of(site.p))};
   const auto in = [&](std::int64_t head) { return touched.count(head) != 0; };
-  if (per_batch(s.name)) {
+  if (!s.parameter) {
     const std::int64_t p = i % g.width;
     const std::int64_t b = s.dims.size() == 3 ? i / (g.width * g.length) : i / g.width;
     if (b != site.b) return false;
@@ -201,9 +204,20 @@ bool may_change(const Geometry& g, const Site& site, const TensorSpec& s, std::i
   return in(i / (element_count(s.dims) / s.dims[0]));  // weights [H, K_in, K_out], biases [H, K_out]
 }
 
+bool may_change(const Geometry& g, const Site& site, const TensorSpec& s, std::int64_t i) {
+  switch (g.family) {
+    case Family::affine_scan: return affine_scan_may_change(g, site, s, i);
+    case Family::gated_layer: return gated_layer_may_change(g, site, s, i);
+  }
+  return true;
+}
+
+//! The input whose elements drive the recurrence additively: b of a scan, x of a gated layer.
+std::string driving_input(const Geometry& g) { return g.family == Family::affine_scan ? "b" : "x"; }
+
 std::optional<PropertyFailure> causal_and_local(const Case& c) {
   const Geometry g(c);
-  const Site site = draw_site(c, g.gated ? "x" : "b");
+  const Site site = draw_site(c, driving_input(g));
   Case changed = c;
   float& v = changed.at(site.tensor)[site.flat(g)];
   v = v != 0 ? -2 * v : 1;  // exact in bf16 too
@@ -255,10 +269,11 @@ std::optional<PropertyFailure> batch_permutation(const Case& c) {
   const std::vector<std::int64_t>& perm = all[static_cast<std::size_t>(pick)];
   Case moved = c;
   for (auto& [name, t] : moved.tensors)
-    if (per_batch(name)) t = permuted(t, perm);
-  if (is_gated(c.architecture)) moved.segment_pos = permuted(c.segment_pos, perm);
+    if (per_batch(c, name)) t = permuted(t, perm);
+  if (describe(c.architecture).segment_positions) moved.segment_pos = permuted(c.segment_pos, perm);
   const std::string how = fmt::format("batch entries permuted to [{}]", fmt::join(perm, ", "));
-  const bool has_parameters = is_gated(c.architecture);
+  const std::vector<TensorSpec> layout = tensor_layout(c.architecture, c.shape);
+  const bool has_parameters = std::any_of(layout.begin(), layout.end(), [](const TensorSpec& s) { return s.parameter; });
   const ReferenceResult reference = has_parameters ? reference_with_bounds(c, 1) : ReferenceResult{};
   const double factor = 2 * TolerancePolicy{}.bound_factor;
   for (const BackendInfo* b : sample_backends(c, 3)) {
@@ -271,7 +286,7 @@ std::optional<PropertyFailure> batch_permutation(const Case& c) {
     for (const TensorSpec& s : tensor_layout(c.architecture, c.shape, TensorRole::output)) {
       const Tensor<float>& x = before.at(s.name);
       const Tensor<float>& y = after.at(s.name);
-      if (per_batch(s.name)) {
+      if (!s.parameter) {
         const Tensor<float> expected = permuted(x, perm);
         if (const std::int64_t i = first_difference(expected, y); i >= 0)
           return fail(fmt::format("{} is not the permuted original: {}", element(s, i), value_change(expected, y, i)));
@@ -304,72 +319,83 @@ std::optional<PropertyFailure> batch_permutation(const Case& c) {
 //!     in block hc, and the direct part at t' <= t in the positions of G; d_a_param of G and c,
 //!     d_a_imag_param of G and of c if t < L-1 (dphi of c is NaN only after t); weights and biases of
 //!     head hg entirely and column c of head hc. For rglru, c is in G and hc = hg.
-std::map<std::string, std::vector<bool>> nan_dependents(const Case& c, const Site& site) {
-  const Geometry g(c);
-  std::map<std::string, std::vector<bool>> mask;
-  for (const TensorSpec& s : tensor_layout(c.architecture, c.shape, TensorRole::output))
-    mask[s.name].assign(static_cast<std::size_t>(element_count(s.dims)), false);
-  const auto act = [&](const char* name, std::int64_t t, std::int64_t p) {
-    mask.at(name)[static_cast<std::size_t>((site.b * g.length + t) * g.width + p)] = true;
-  };
-  const auto state = [&](const char* name, std::int64_t p) {
-    mask.at(name)[static_cast<std::size_t>(site.b * g.width + p)] = true;
-  };
-  const std::int64_t L = g.length, ch = g.channel_of(site.p);
-  if (!g.gated) {
-    const std::vector<std::int64_t> both = g.positions(ch);
-    if (site.tensor == "b") {
-      act("h", site.t, site.p);
-      for (std::int64_t t = site.t + 1; t < L; ++t)
-        for (std::int64_t p : both) act("h", t, p), act("da", t, p);
-      if (site.t == L - 1) state("h_last", site.p);
-      else
-        for (std::int64_t p : both) state("h_last", p);
-      return mask;
-    }
-    for (std::int64_t p : both) {
-      for (std::int64_t t = 0; t < L; ++t) {
-        if (t >= site.t) act("h", t, p);
-        if (t < site.t) act("db", t, p);
-        if (t != site.t) act("da", t, p);
-      }
-      state("h_last", p);
-      state("dh0", p);
-    }
-    return mask;
+//! Output name -> element flags, all false, and setters of activation and state elements of the site's batch.
+struct DependentMask {
+  DependentMask(const Case& c, const Geometry& g, const Site& site) : g(g), site(site) {
+    for (const TensorSpec& s : tensor_layout(c.architecture, c.shape, TensorRole::output))
+      mask[s.name].assign(static_cast<std::size_t>(element_count(s.dims)), false);
   }
+  void act(const char* name, std::int64_t t, std::int64_t p) {
+    mask.at(name)[static_cast<std::size_t>((site.b * g.length + t) * g.width + p)] = true;
+  }
+  void state(const char* name, std::int64_t p) { mask.at(name)[static_cast<std::size_t>(site.b * g.width + p)] = true; }
+  const Geometry& g;
+  const Site& site;
+  std::map<std::string, std::vector<bool>> mask;
+};
+
+std::map<std::string, std::vector<bool>> affine_scan_nan_dependents(DependentMask m) {
+  const Geometry& g = m.g;
+  const Site& site = m.site;
+  const std::int64_t L = g.length, ch = g.channel_of(site.p);
+  const std::vector<std::int64_t> both = g.positions(ch);
+  if (site.tensor == "b") {
+    m.act("h", site.t, site.p);
+    for (std::int64_t t = site.t + 1; t < L; ++t)
+      for (std::int64_t p : both) m.act("h", t, p), m.act("da", t, p);
+    if (site.t == L - 1) m.state("h_last", site.p);
+    else
+      for (std::int64_t p : both) m.state("h_last", p);
+    return std::move(m.mask);
+  }
+  for (std::int64_t p : both) {
+    for (std::int64_t t = 0; t < L; ++t) {
+      if (t >= site.t) m.act("h", t, p);
+      if (t < site.t) m.act("db", t, p);
+      if (t != site.t) m.act("da", t, p);
+    }
+    m.state("h_last", p);
+    m.state("dh0", p);
+  }
+  return std::move(m.mask);
+}
+
+std::map<std::string, std::vector<bool>> gated_layer_nan_dependents(DependentMask m) {
+  const Geometry& g = m.g;
+  const Site& site = m.site;
+  const std::int64_t L = g.length, ch = g.channel_of(site.p);
   const std::int64_t hg = g.head_of_input(site.p), hc = g.head_of_channel(ch);
   const bool in_g = hc == hg;
   for (std::int64_t j = 0; j < g.k_out; ++j) {  // the channels G of head hg
     const std::int64_t cg = hg * g.k_out + j;
     for (std::int64_t p : g.positions(cg)) {
       for (std::int64_t t = 0; t < L; ++t) {
-        if (t >= site.t) act("y", t, p);
-        if (t <= site.t) act("dx", t, p);
+        if (t >= site.t) m.act("y", t, p);
+        if (t <= site.t) m.act("dx", t, p);
       }
-      state("h_last", p);
-      state("dh0", p);
+      m.state("h_last", p);
+      m.state("dh0", p);
     }
-    mask.at("d_a_param")[static_cast<std::size_t>(cg)] = true;
-    if (g.complex) mask.at("d_a_imag_param")[static_cast<std::size_t>(cg)] = true;
+    m.mask.at("d_a_param")[static_cast<std::size_t>(cg)] = true;
+    if (g.complex) m.mask.at("d_a_imag_param")[static_cast<std::size_t>(cg)] = true;
   }
   if (!in_g) {  // the directly fed channel c of another head
-    act("y", site.t, site.p);
+    m.act("y", site.t, site.p);
     for (std::int64_t t = site.t + 1; t < L; ++t)
-      for (std::int64_t p : g.positions(ch)) act("y", t, p);
-    if (site.t == L - 1) state("h_last", site.p);
+      for (std::int64_t p : g.positions(ch)) m.act("y", t, p);
+    if (site.t == L - 1) m.state("h_last", site.p);
     else
-      for (std::int64_t p : g.positions(ch)) state("h_last", p);
-    mask.at("d_a_param")[static_cast<std::size_t>(ch)] = true;
-    if (site.t < L - 1) mask.at("d_a_imag_param")[static_cast<std::size_t>(ch)] = true;
+      for (std::int64_t p : g.positions(ch)) m.state("h_last", p);
+    m.mask.at("d_a_param")[static_cast<std::size_t>(ch)] = true;
+    if (site.t < L - 1) m.mask.at("d_a_imag_param")[static_cast<std::size_t>(ch)] = true;
   }
   for (std::int64_t t = 0; t < L; ++t)
     for (std::int64_t p = 0; p < g.width; ++p)
-      if (g.head_of_input(p) == hg || (g.head_of_input(p) == hc && t >= site.t)) act("dx", t, p);
+      if (g.head_of_input(p) == hg || (g.head_of_input(p) == hc && t >= site.t)) m.act("dx", t, p);
   const std::int64_t column = ch - hc * g.k_out;
   for (const char* gate : {"input_gate", "a_gate"}) {
-    std::vector<bool>& w = mask.at(fmt::format("d_{}_w", gate));  // [H, K_in, K_out]
-    std::vector<bool>& bias = mask.at(fmt::format("d_{}_b", gate));  // [H, K_out]
+    std::vector<bool>& w = m.mask.at(fmt::format("d_{}_w", gate));  // [H, K_in, K_out]
+    std::vector<bool>& bias = m.mask.at(fmt::format("d_{}_b", gate));  // [H, K_out]
     for (std::int64_t i = 0; i < g.k_in; ++i)
       for (std::int64_t j = 0; j < g.k_out; ++j) {
         w[static_cast<std::size_t>((hg * g.k_in + i) * g.k_out + j)] = true;
@@ -378,13 +404,22 @@ std::map<std::string, std::vector<bool>> nan_dependents(const Case& c, const Sit
     for (std::int64_t j = 0; j < g.k_out; ++j) bias[static_cast<std::size_t>(hg * g.k_out + j)] = true;
     bias[static_cast<std::size_t>(hc * g.k_out + column)] = true;
   }
-  return mask;
+  return std::move(m.mask);
+}
+
+std::map<std::string, std::vector<bool>> nan_dependents(const Case& c, const Site& site) {
+  const Geometry g(c);
+  switch (g.family) {
+    case Family::affine_scan: return affine_scan_nan_dependents(DependentMask(c, g, site));
+    case Family::gated_layer: return gated_layer_nan_dependents(DependentMask(c, g, site));
+  }
+  return {};
 }
 
 std::optional<PropertyFailure> nan_reaches_dependents(const Case& c) {
   const Geometry g(c);
-  std::string tensor = "x";
-  if (!g.gated) tensor = *gen_index(2) == 0 ? "b" : "a";
+  std::string tensor = driving_input(g);
+  if (g.family == Family::affine_scan && *gen_index(2) == 1) tensor = "a";  // a scan's decays are inputs too
   Site site = draw_site(c, tensor);
   // Without h0, h_{-1} = 0 and a_0 * 0 is NaN in IEEE arithmetic while the reference selects b_0: the spec
   // does not say which, so a NaN in a_0 is only placed where h0 exists.

@@ -54,10 +54,6 @@ BackendResult judge_outputs(std::string name, const Case& c, const Outputs& got,
   return r;
 }
 
-const BackendInfo& baseline_backend(const Case& c) {
-  return find_backend(fmt::format("{}/sequential@{}", to_string(c.architecture), dtype_token(c.io_dtype)));
-}
-
 std::vector<BackendResult> check_backends(const Case& c, const std::vector<const BackendInfo*>& backends,
                                           Executor executor, const ReferenceResult& reference,
                                           const TolerancePolicy& policy,
@@ -77,6 +73,13 @@ std::vector<BackendResult> check_backends(const Case& c, const std::vector<const
     if (judged) judged(results.back());
   }
   return results;
+}
+
+BackendResult verify_outputs(std::string name, const Case& c, const Outputs& candidate, const TolerancePolicy& policy,
+                             int threads) {
+  const ReferenceResult reference = reference_with_bounds(c, threads);
+  const Outputs baseline = run_backend(baseline_backend(c), c, Executor::host);
+  return judge_outputs(std::move(name), c, candidate, reference, &baseline, policy);
 }
 
 namespace {
@@ -123,6 +126,17 @@ std::string format_result(const BackendResult& r) {
   }
   for (const std::string& why : r.reasons()) s += "  " + why + "\n";
   return s;
+}
+
+std::string format_check(const Case& c, const std::string& source, const std::vector<BackendResult>& results) {
+  std::string s = fmt::format("{}: {} {} io={} sqrt_gradient={}\n", source, to_string(c.architecture),
+                              to_string(c.shape), to_string(c.io_dtype), to_string(c.sqrt_gradient));
+  std::size_t failed = 0;
+  for (const BackendResult& r : results) {
+    s += format_result(r);
+    failed += r.pass ? 0 : 1;
+  }
+  return s + fmt::format("verdict: {} ({} checked, {} failed)\n", failed ? "FAIL" : "PASS", results.size(), failed);
 }
 
 }  // namespace scancheck

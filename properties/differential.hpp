@@ -40,9 +40,6 @@ ReferenceResult reference_with_bounds(const Case& c, int threads = 0);
 BackendResult judge_outputs(std::string name, const Case& c, const Outputs& got, const ReferenceResult& reference,
                             const Outputs* baseline, const TolerancePolicy& policy);
 
-//! The same-precision sequential backend of the case's architecture: the baseline of the FlashAttention rule.
-const BackendInfo& baseline_backend(const Case& c);
-
 //! Runs the baseline, then every backend, on `executor`, and judges each. A backend that fails while
 //! running (BackendError) is a failed result carrying the message; input errors propagate. `judged` is
 //! called after each backend (progress displays).
@@ -51,6 +48,11 @@ std::vector<BackendResult> check_backends(const Case& c, const std::vector<const
                                           const TolerancePolicy& policy,
                                           const std::function<void(const BackendResult&)>& judged = {});
 
+//! `candidate` (outputs produced anywhere: another framework, another kernel) judged as `name` on `c`,
+//! against the reference (on `threads` threads) and the host sequential baseline.
+BackendResult verify_outputs(std::string name, const Case& c, const Outputs& candidate, const TolerancePolicy& policy,
+                             int threads = 0);
+
 //! Registered backends whose names match a shell glob (* ? [...] and one {a,b,...} alternation, as in
 //! '{rglru/chunk16,complex_rglru/chunk32}@*'), in registry order; throws InputError when none does.
 std::vector<const BackendInfo*> match_backends(std::string_view glob);
@@ -58,5 +60,9 @@ std::vector<const BackendInfo*> match_backends(std::string_view glob);
 //! A per-tensor table (tensor, max abs, max rel, ulp p50/p99/max, bound ratio, baseline ratio, verdict) and
 //! the failed rules below it, for terminals and logs.
 std::string format_result(const BackendResult&);
+
+//! One case's check for terminals and logs: a header naming the case and its `source`, each result's
+//! table (format_result), and the verdict line "verdict: PASS|FAIL (N checked, M failed)".
+std::string format_check(const Case& c, const std::string& source, const std::vector<BackendResult>& results);
 
 }  // namespace scancheck

@@ -1,19 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "properties/fuzz.hpp"
 
-#include <rapidcheck.h>
-
 #include <chrono>
-#include <fstream>
 #include <map>
 #include <utility>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
-#include "core/case_dir.hpp"
 #include "properties/differential.hpp"
 #include "properties/generators.hpp"
+#include "properties/search.hpp"
 
 namespace scancheck {
 namespace {
@@ -23,81 +19,46 @@ using Clock = std::chrono::steady_clock;
 //! Sizes cycle through RapidCheck's range so small and large cases alternate from the first case on.
 int size_of(std::int64_t index) { return static_cast<int>(index * 37 % 101); }
 
-rc::Shrinkable<CaseRequest> draw(std::uint64_t seed, std::int64_t shard, std::int64_t index, Architecture a, DType d) {
-  const rc::Random random(rc::Random::Key{seed, static_cast<std::uint64_t>(shard), static_cast<std::uint64_t>(index),
-                                          0x5ca9c4ec4ULL});
-  return gen_case_request(a, d)(random, size_of(index));
-}
-
-//! The first failed rule of `backend` on the case of `request`, or nothing when it passes.
-std::optional<std::string> failure_of(const BackendInfo& backend, const CaseRequest& request, const FuzzOptions& o) {
-  const Case c = make_case(request);
-  const ReferenceResult reference = reference_with_bounds(c, o.reference_threads);
-  const BackendResult r = check_backends(c, {&backend}, o.executor, reference, o.policy).front();
-  if (r.pass) return std::nullopt;
-  const std::vector<std::string> why = r.reasons();
-  return why.empty() ? std::string("failed") : why.front();
-}
-
-//! Greedy descent of the shrink tree: move to the first smaller request that still fails, until none does.
-Finding shrink(const BackendInfo& backend, rc::Shrinkable<CaseRequest> failing, std::string reason,
-               const FuzzOptions& o) {
-  Finding f{backend.name, std::move(reason), failing.value(), failing.value(), 0, 0, std::nullopt};
-  for (bool moved = true; moved && !(o.stop && o.stop->load());) {
-    moved = false;
-    auto children = failing.shrinks();
-    while (auto child = children.next()) {
-      if (auto why = failure_of(backend, child->value(), o)) {
-        failing = std::move(*child);
-        f.shrunk = failing.value();
-        f.reason = std::move(*why);
-        ++f.shrink_steps;
-        moved = true;
-        break;
-      }
-    }
-  }
-  return f;
-}
-
-std::string sanitized(std::string name) {
-  for (char& ch : name)
-    if (ch == '/' || ch == '@') ch = '_';
-  return name;
-}
-
-void save(Finding& f, const std::filesystem::path& root) {
-  const std::filesystem::path dir =
-      root / fmt::format("{}-seed{}-L{}", sanitized(f.backend), f.shrunk.seed, f.shrunk.shape.length);
-  std::filesystem::create_directories(root);
-  const nlohmann::json j = {
-      {"backend", f.backend},
-      {"reason", f.reason},
-      {"case_index", f.case_index},
-      {"shrink_steps", f.shrink_steps},
-      {"original", describe_request(f.original)},
-      {"shrunk", describe_request(f.shrunk)},
-      {"repro", fmt::format("scancheck check --case {} --backend '{}'", (dir / "case").string(), f.backend)},
+//! The differential check of one backend: its first failed rule against the reference, or nothing.
+FailureOf judged_alone(const BackendInfo& backend, const FuzzOptions& o) {
+  return [&backend, &o](const Case& c) -> std::optional<PropertyFailure> {
+    const ReferenceResult reference = reference_with_bounds(c, o.reference_threads);
+    const BackendResult r = check_backends(c, {&backend}, o.executor, reference, o.policy).front();
+    if (r.pass) return std::nullopt;
+    const std::vector<std::string> why = r.reasons();
+    return PropertyFailure(why.empty() ? std::string("failed") : why.front(), backend.name);
   };
-  write_directory_atomically(dir, [&](const std::filesystem::path& tmp) {
-    save_case(make_case(f.shrunk), tmp / "case");
-    std::ofstream(tmp / "finding.json") << j.dump(2) << "\n";
-  });
-  f.saved = dir;
+}
+
+//! The finding of `backend`, which failed case `address` among others: shrunk alone. A backend that
+//! passes the case when run alone (it does not reproduce) keeps the first failure, unshrunk.
+Finding finding_of(const BackendInfo& backend, const BackendResult& first, const rc::Gen<CaseRequest>& generator,
+                   const CaseAddress& address, const CaseRequest& request, const FuzzOptions& o) {
+  SearchOptions search;
+  search.id = fuzz_property;
+  search.seed = o.seed;
+  search.shard = o.shard;
+  search.stop = o.stop;
+  const std::vector<std::string> why = first.reasons();
+  const std::string reason = why.empty() ? std::string("failed") : why.front();
+  std::optional<Finding> f = shrink_failure(judged_alone(backend, o), generator, address, search);
+  if (!f) {
+    f.emplace();
+    f->property = fuzz_property;
+    f->backend = backend.name;
+    f->request = request;
+    f->seed = o.seed;
+    f->message = reason + " (it passed when run again alone: not shrunk)";
+  }
+  f->rc_reproduce.clear();  // the id replays in no program: the repro is the saved case
+  return std::move(*f);
 }
 
 }  // namespace
 
 CaseRequest fuzz_case(std::uint64_t seed, std::int64_t shard, std::int64_t index, Architecture a, DType d) {
-  return draw(seed, shard, index, a, d).value();
-}
-
-std::string describe_request(const CaseRequest& r) {
-  const Shape& s = r.shape;
-  return fmt::format("--arch {} --shape {},{},{},{} --seed {} --regime {} --io-dtype {} --sqrt-gradient {}{}{}",
-                     to_string(r.architecture), s.batch, s.length, s.width, s.heads, r.seed, to_string(r.regime),
-                     to_string(r.io_dtype), to_string(r.sqrt_gradient), r.with_h0 ? "" : " --no-h0",
-                     r.with_dh_last ? "" : " --no-dh-last");
+  const CaseAddress at = case_address(seed, shard, index, size_of(index));
+  return gen_case_request(a, d)(at.random, at.size).value();
 }
 
 FuzzProgress fuzz(const FuzzOptions& o, const std::function<void(const FuzzProgress&)>& report) {
@@ -111,31 +72,29 @@ FuzzProgress fuzz(const FuzzOptions& o, const std::function<void(const FuzzProgr
   }
   FuzzProgress p;
   const auto start = Clock::now();
+  const auto stopped = [&o] { return o.stop && o.stop->load(); };
   for (std::int64_t i = 0; !groups.empty(); ++i) {
     p.elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-    if ((o.cases && i >= *o.cases) || (o.seconds && p.elapsed >= *o.seconds)) break;
-    if (o.stop && o.stop->load()) {
-      p.interrupted = true;
-      break;
-    }
+    if ((o.cases && i >= *o.cases) || (o.seconds && p.elapsed >= *o.seconds) || stopped()) break;
     const auto [arch, dtype] = groups[static_cast<std::size_t>(i) % groups.size()];
-    const rc::Shrinkable<CaseRequest> drawn = draw(o.seed, o.shard, i, arch, dtype);
-    const Case c = make_case(drawn.value());
+    const rc::Gen<CaseRequest> generator = gen_case_request(arch, dtype);
+    const CaseAddress address = case_address(o.seed, o.shard, i, size_of(i));
+    const CaseRequest request = generator(address.random, address.size).value();
+    const Case c = make_case(request);
     const ReferenceResult reference = reference_with_bounds(c, o.reference_threads);
     for (const BackendResult& r : check_backends(c, members[{arch, dtype}], o.executor, reference, o.policy)) {
       ++p.checks;
       if (r.pass) continue;
-      const std::vector<std::string> why = r.reasons();
-      Finding f = shrink(find_backend(r.backend), drawn, why.empty() ? "failed" : why.front(), o);
-      f.case_index = i + 1;
-      if (o.findings) save(f, *o.findings);
+      Finding f = finding_of(find_backend(r.backend), r, generator, address, request, o);
+      f.cases_until_failure = i + 1;
+      p.saved.push_back(o.findings ? save_finding(f, *o.findings) : std::filesystem::path());
       p.findings.push_back(std::move(f));
     }
     ++p.cases;
     p.elapsed = std::chrono::duration<double>(Clock::now() - start).count();
     if (report) report(p);
   }
-  if (o.stop && o.stop->load()) p.interrupted = true;
+  p.interrupted = stopped();
   return p;
 }
 

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
-//! Long property runs over random cases (`scancheck fuzz`, the soak tests): cases drawn from the
-//! generators (generators.hpp) by a RapidCheck Random keyed by (seed, shard, index), so a case is
-//! reproducible from those three numbers and shards never share a stream; every backend of the case's
-//! architecture and io dtype that matches is judged against one shared reference; a failure is shrunk
-//! (greedily along the generator's shrink tree, re-judging only the failing backend) and saved as a
-//! finding directory with its repro.
+//! Long property runs over random cases (`scancheck fuzz`, the soak tests). Case i of the stream
+//! (seed, shard) is the search's case at case_address(seed, shard, i) (properties/search.hpp), drawn from
+//! the generators (generators.hpp) at a size that cycles through 0..100, so small and large cases alternate
+//! from the first case on and shards never share a stream. Every backend of the case's architecture and
+//! io dtype that matches is judged against one shared reference; each failing backend is then shrunk alone
+//! by the search's shrinking and becomes a Finding (properties/finding.hpp), saved with its repro.
 #pragma once
 
 #include <atomic>
@@ -18,6 +18,7 @@
 
 #include "backends/backend.hpp"
 #include "core/generate.hpp"
+#include "properties/finding.hpp"
 #include "properties/policy.hpp"
 
 namespace scancheck {
@@ -35,29 +36,21 @@ struct FuzzOptions {
   const std::atomic<bool>* stop = nullptr;        //!< set (e.g. by SIGINT) to stop after the current case
 };
 
-struct Finding {
-  std::string backend;
-  std::string reason;          //!< the first failed rule
-  CaseRequest original, shrunk;
-  std::int64_t case_index = 0; //!< cases run before it was found (1-based)
-  int shrink_steps = 0;
-  std::optional<std::filesystem::path> saved;  //!< the case directory, when saved
-};
-
 struct FuzzProgress {
   std::int64_t cases = 0, checks = 0;  //!< cases run, backend runs judged
   double elapsed = 0;
   std::vector<Finding> findings;
+  std::vector<std::filesystem::path> saved;  //!< beside findings: where each was saved (empty: not saved)
   bool interrupted = false;
 };
 
-//! Case `index` of the stream (seed, shard): the architecture and dtype of `groups[index % groups.size()]`.
+//! The property id of fuzz findings: the differential check against the reference.
+inline constexpr const char* fuzz_property = "agrees_with_reference";
+
+//! Case `index` of the stream (seed, shard) for one architecture and io dtype.
 CaseRequest fuzz_case(std::uint64_t seed, std::int64_t shard, std::int64_t index, Architecture, DType);
 
 //! Runs until a budget is spent or `stop` is set; calls `report` after every case (progress display).
 FuzzProgress fuzz(const FuzzOptions&, const std::function<void(const FuzzProgress&)>& report = {});
-
-//! A request as a CLI fragment: --arch A --shape B,L,W,H --seed S --regime R --io-dtype D ...
-std::string describe_request(const CaseRequest&);
 
 }  // namespace scancheck

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "core/architectures.hpp"
+
 namespace scancheck {
 namespace {
 
@@ -35,7 +37,7 @@ class Source {
   rc::Random random_;
 };
 
-std::int64_t channel_factor(Architecture a) { return is_complex(a) ? 2 : 1; }
+std::int64_t channel_factor(Architecture a) { return describe(a).channel_factor(); }
 
 std::size_t draw_regime(Source& s, const std::vector<Regime>& allowed) {
   const auto weight = [](Regime r) { return r == Regime::default_ ? 3u : 2u; };
@@ -70,7 +72,7 @@ Draw draw(Source& s, int size, Architecture arch, const GeneratorOptions& o) {
   d.regime = draw_regime(s, o.regimes);
   d.drop_h0 = s.chance(1, 4);
   d.drop_dh_last = s.chance(1, 4);
-  d.exact_sqrt = is_gated(arch) && s.chance(1, 4);
+  d.exact_sqrt = describe(arch).sqrt_gradient && s.chance(1, 4);
   d.seed = s.bits();
   return d;
 }
@@ -172,12 +174,6 @@ rc::Gen<std::int64_t> gen_index(std::int64_t n) {
     const auto value = static_cast<std::int64_t>(rc::Random(random).next() % static_cast<std::uint64_t>(n));
     return rc::shrinkable::shrinkRecur(value, [](std::int64_t v) { return rc::shrink::towards<std::int64_t>(v, 0); });
   });
-}
-
-std::string format_request(const CaseRequest& r) {
-  return fmt::format("{} {} seed={} regime={} io={} sqrt={} {} {}", to_string(r.architecture), to_string(r.shape),
-                     r.seed, to_string(r.regime), to_string(r.io_dtype), to_string(r.sqrt_gradient),
-                     r.with_h0 ? "h0" : "no-h0", r.with_dh_last ? "dh_last" : "no-dh_last");
 }
 
 }  // namespace scancheck

@@ -69,7 +69,5 @@ rc::Gen<CaseRequest> gen_case_request(const GeneratorOptions& = {});
 //! positions and choices that properties draw beside the case. Precondition: n >= 1.
 rc::Gen<std::int64_t> gen_index(std::int64_t n);
 
-//! One line: "rglru B=2 L=33 W=16 H=2 seed=7 regime=resets io=bfloat16 sqrt=bounded h0 no-dh_last".
-std::string format_request(const CaseRequest&);
 
 }  // namespace scancheck

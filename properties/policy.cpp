@@ -3,12 +3,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "core/json_reader.hpp"
 
 namespace scancheck {
 
@@ -39,15 +39,7 @@ TolerancePolicy TolerancePolicy::from_json(const nlohmann::json& j, const std::s
 }
 
 TolerancePolicy TolerancePolicy::load(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(fmt::format("{}: cannot read the policy file", path.string()));
-  nlohmann::json j;
-  try {
-    in >> j;
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError(fmt::format("{}: not JSON ({})", path.string(), e.what()));
-  }
-  return from_json(j, path.string());
+  return from_json(read_json_file(path, "the policy file"), path.string());
 }
 
 TensorVerdict judge(const TensorMetrics& m, const TolerancePolicy& p) {

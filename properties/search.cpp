@@ -2,22 +2,20 @@
 #include "properties/search.hpp"
 
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <memory>
 #include <stdexcept>
+#include <unordered_map>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <rapidcheck/detail/Configuration.h>
-#include <rapidcheck/detail/TestListenerAdapter.h>
-
-#include "core/case_dir.hpp"
+#include <rapidcheck/detail/Property.h>
+#include <rapidcheck/shrinkable/Operations.h>
 
 namespace scancheck {
 namespace {
 
 using ReproduceMap = std::unordered_map<std::string, rc::detail::Reproduce>;
+using CaseShrinkable = rc::Shrinkable<rc::detail::CaseDescription>;
 
 //! The value of "reproduce=" in RapidCheck's own rendering of a configuration that holds `map`.
 std::string reproduce_value(const ReproduceMap& map) {
@@ -36,43 +34,84 @@ ReproduceMap parse_reproduce(const std::string& value) {
   return rc::detail::configFromString("reproduce=" + value).reproduce;
 }
 
-//! Counts shrinks; prints nothing.
-class ShrinkCounter : public rc::detail::TestListenerAdapter {
- public:
-  void onShrinkTried(const rc::detail::CaseDescription&, bool accepted) override {
-    ++tries;
-    if (accepted) ++steps;
-  }
-  int tries = 0, steps = 0;
-};
-
-//! What the property records across its invocations.
+//! The property's latest failing invocation: the predicate's report on the case it failed.
 struct Record {
-  int invocations = 0;
-  int first_failure = 0;  // invocation number of the first failure, 0 while none
-  std::optional<SearchFinding> last;
+  std::optional<Finding> last;
 };
 
-std::string sanitized(const std::string& name) {
-  std::string out = name;
-  for (char& ch : out) {
-    const bool keep = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '-' ||
-                      ch == '_' || ch == '.';
-    if (!keep) ch = '_';
-  }
-  return out;
+//! The predicate on generated requests as a RapidCheck property that records each failure.
+rc::detail::Property property_of(const FailureOf& failure_of, const rc::Gen<CaseRequest>& generator,
+                                 const std::shared_ptr<Record>& record) {
+  return rc::detail::toProperty([failure_of, generator, record]() {
+    const CaseRequest request = *generator;
+    std::optional<PropertyFailure> failure;
+    try {
+      failure = failure_of(make_case(request));
+    } catch (const rc::GenerationFailure&) {
+      throw;  // RapidCheck's own: a value the predicate asked for could not be generated
+    } catch (const std::exception& e) {
+      failure = PropertyFailure(fmt::format("exception: {}", e.what()));
+    }
+    if (!failure) return;
+    Finding f;
+    f.request = request;
+    f.message = failure->message;
+    f.backend = failure->backend;
+    f.related = std::move(failure->related);
+    record->last = std::move(f);
+    RC_FAIL(failure->message);
+  });
 }
 
-nlohmann::json request_json(const CaseRequest& r) {
-  return {{"architecture", to_string(r.architecture)},
-          {"shape", {{"batch", r.shape.batch}, {"length", r.shape.length}, {"width", r.shape.width},
-                     {"heads", r.shape.heads}}},
-          {"seed", r.seed},
-          {"regime", to_string(r.regime)},
-          {"io_dtype", to_string(r.io_dtype)},
-          {"sqrt_gradient", to_string(r.sqrt_gradient)},
-          {"with_h0", r.with_h0},
-          {"with_dh_last", r.with_dh_last}};
+bool fails(const CaseShrinkable& s) { return s.value().result.type == rc::detail::CaseResult::Type::Failure; }
+
+bool stopped(const SearchOptions& o) { return o.stop && o.stop->load(); }
+
+//! Greedy descent of the shrink tree from a failing case: accept the first child that still fails, then
+//! try its children, until none fails. `address.shrinkPath` grows by the index of each accepted child.
+void shrink(CaseShrinkable& failing, CaseAddress& address, int& steps, int& tries, const SearchOptions& o) {
+  for (bool moved = true; moved && !stopped(o);) {
+    moved = false;
+    auto children = failing.shrinks();
+    std::size_t index = 0;
+    while (auto child = children.next()) {
+      if (stopped(o)) return;
+      ++tries;
+      if (fails(*child)) {
+        failing = std::move(*child);
+        address.shrinkPath.push_back(index);
+        ++steps;
+        moved = true;
+        break;
+      }
+      ++index;
+    }
+  }
+}
+
+//! The finding of the failing case `failing` at `address`, shrunk when the options say so.
+Finding finish(CaseShrinkable failing, CaseAddress address, const std::shared_ptr<Record>& record,
+               const SearchOptions& o) {
+  const std::optional<CaseRequest> original = record->last ? std::optional(record->last->request) : std::nullopt;
+  int steps = 0, tries = 0;
+  if (o.shrink) shrink(failing, address, steps, tries, o);
+  if (!fails(failing))  // re-run the final case last, so the record holds exactly its report
+    throw std::runtime_error(fmt::format("property {}: a failing case passed when run again (a predicate that is "
+                                         "not a function of its case)", o.id));
+  Finding f = std::move(*record->last);
+  f.property = o.id;
+  if (steps > 0) f.original = original;
+  f.shrink_steps = steps;
+  f.shrink_tries = tries;
+  f.seed = o.seed;
+  if (const std::string value = reproduce_value({{o.id, address}}); !value.empty())
+    f.rc_reproduce = fmt::format("RC_PARAMS=\"reproduce={}\"", value);
+  return f;
+}
+
+int size_for(int index, const SearchOptions& o) {
+  if (o.max_success <= 1) return 0;
+  return static_cast<int>(static_cast<std::int64_t>(index) * o.max_size / (o.max_success - 1));
 }
 
 }  // namespace
@@ -94,65 +133,40 @@ SearchOptions SearchOptions::from_rc_params(std::string id, int default_cases, i
   return o;
 }
 
+CaseAddress case_address(std::uint64_t seed, std::int64_t shard, std::int64_t index, int size) {
+  const rc::Random random(rc::Random::Key{seed, static_cast<std::uint64_t>(shard), static_cast<std::uint64_t>(index),
+                                          0x5ca9c4ec4ULL});
+  return {random, size, {}};
+}
+
 SearchOutcome search(const FailureOf& failure_of, const rc::Gen<CaseRequest>& generator, const SearchOptions& o) {
   const auto record = std::make_shared<Record>();
-  const auto property = [&failure_of, generator, record, id = o.id, seed = o.seed]() {
-    const CaseRequest request = *generator;
-    ++record->invocations;
-    std::optional<PropertyFailure> failure;
-    try {
-      failure = failure_of(make_case(request));
-    } catch (const rc::GenerationFailure&) {
-      throw;  // RapidCheck's own: a value the predicate asked for could not be generated
-    } catch (const std::exception& e) {
-      failure = PropertyFailure(fmt::format("exception: {}", e.what()));
-    }
-    if (!failure) return;
-    if (record->first_failure == 0) record->first_failure = record->invocations;
-    SearchFinding f;
-    f.id = id;
-    f.request = request;
-    f.message = failure->message;
-    f.backend = failure->backend;
-    f.related = std::move(failure->related);
-    f.seed = seed;
-    record->last = std::move(f);
-    RC_FAIL(failure->message);
-  };
-
-  rc::detail::TestParams params;
-  params.seed = o.seed;
-  params.maxSuccess = o.max_success;
-  params.maxSize = o.max_size;
-  params.disableShrinking = !o.shrink;
-  rc::detail::TestMetadata metadata;
-  metadata.id = o.id;
-  metadata.description = o.id;
-  ShrinkCounter listener;
-  const rc::detail::TestResult result = rc::detail::checkProperty(rc::detail::toProperty(property), metadata, params,
-                                                                  listener, parse_reproduce(o.reproduce));
+  const rc::detail::Property property = property_of(failure_of, generator, record);
   SearchOutcome outcome;
-  rc::detail::SuccessResult success;
-  if (result.match(success)) {
-    outcome.cases = success.numSuccess;
+  if (!o.reproduce.empty()) {
+    const ReproduceMap map = parse_reproduce(o.reproduce);
+    const auto it = map.find(o.id);
+    if (it == map.end()) return outcome;  // the string replays other properties only
+    const CaseAddress& at = it->second;
+    const auto replayed = rc::shrinkable::walkPath(property(at.random, at.size), at.shrinkPath);
+    if (!replayed) throw std::runtime_error(fmt::format("property {}: the reproduce string names no case", o.id));
+    outcome.cases = 1;
+    if (!fails(*replayed)) return outcome;
+    SearchOptions replay = o;
+    replay.shrink = false;
+    outcome.finding = finish(*replayed, at, record, replay);
+    outcome.finding->cases_until_failure = 1;
     return outcome;
   }
-  rc::detail::FailureResult failure;
-  if (!result.match(failure)) {
-    std::ostringstream why;
-    rc::detail::printResultMessage(result, why);
-    throw std::runtime_error(fmt::format("property {}: RapidCheck gave up: {}", o.id, why.str()));
+  for (int i = 0; i < o.max_success && !stopped(o); ++i) {
+    const CaseAddress at = case_address(o.seed, o.shard, i, size_for(i, o));
+    const CaseShrinkable drawn = property(at.random, at.size);
+    outcome.cases = i + 1;
+    if (!fails(drawn)) continue;
+    outcome.finding = finish(drawn, at, record, o);
+    outcome.finding->cases_until_failure = i + 1;
+    return outcome;
   }
-  if (!record->last)  // failed outside the predicate (RapidCheck itself)
-    throw std::runtime_error(fmt::format("property {} failed outside its predicate: {}", o.id, failure.description));
-  outcome.cases = record->first_failure;
-  SearchFinding f = std::move(*record->last);
-  f.cases_until_failure = record->first_failure;
-  f.shrink_steps = listener.steps;
-  f.shrink_tries = listener.tries;
-  if (const std::string value = reproduce_value({{o.id, failure.reproduce}}); !value.empty())
-    f.rc_reproduce = fmt::format("RC_PARAMS=\"reproduce={}\"", value);
-  outcome.finding = std::move(f);
   return outcome;
 }
 
@@ -161,54 +175,18 @@ SearchOutcome search(const FailureOf& failure_of, Architecture arch, DType io, c
   return search(failure_of, gen_case_request(arch, io, generator_options), o);
 }
 
-std::optional<SearchFinding> find_failure(const FailureOf& failure_of, Architecture arch, DType io,
-                                          const SearchOptions& o, const GeneratorOptions& generator_options) {
+std::optional<Finding> find_failure(const FailureOf& failure_of, Architecture arch, DType io, const SearchOptions& o,
+                                    const GeneratorOptions& generator_options) {
   return search(failure_of, arch, io, o, generator_options).finding;
 }
 
-std::vector<std::string> repro_lines(const SearchFinding& f, const std::filesystem::path& case_dir) {
-  std::vector<std::string> lines;
-  if (!f.rc_reproduce.empty())
-    lines.push_back(fmt::format("{}  (replays the shrunk case of property '{}' in the program that ran it)",
-                                f.rc_reproduce, f.id));
-  lines.push_back(fmt::format("RC_PARAMS=\"seed={}\"  (reruns the search)", f.seed));
-  if (!f.backend.empty())
-    lines.push_back(fmt::format("scancheck check --case {} --backend '{}'", case_dir.string(), f.backend));
-  return lines;
-}
-
-std::filesystem::path save_finding(const SearchFinding& f, const std::filesystem::path& findings_dir) {
-  const Shape& s = f.request.shape;
-  const std::filesystem::path dir =
-      findings_dir / fmt::format("{}-seed{}-B{}-L{}-W{}-H{}", sanitized(f.id), f.request.seed, s.batch, s.length,
-                                 s.width, s.heads);
-  std::filesystem::create_directories(findings_dir);
-  const std::vector<std::string> repro = repro_lines(f, dir / "case");
-  nlohmann::json related = nlohmann::json::array();
-  for (const auto& [name, c] : f.related) related.push_back(sanitized(name));
-  const nlohmann::json j = {
-      {"property", f.id},
-      {"message", f.message},
-      {"backend", f.backend},
-      {"request", request_json(f.request)},
-      {"request_line", format_request(f.request)},
-      {"related_cases", related},
-      {"cases_until_failure", f.cases_until_failure},
-      {"shrink_steps", f.shrink_steps},
-      {"shrink_tries", f.shrink_tries},
-      {"search_seed", f.seed},
-      {"rc_params", f.rc_reproduce},
-      {"repro", repro},
-  };
-  write_directory_atomically(dir, [&](const std::filesystem::path& tmp) {
-    save_case(make_case(f.request), tmp / "case");
-    for (const auto& [name, c] : f.related) save_case(c, tmp / sanitized(name));
-    std::ofstream(tmp / "finding.json") << j.dump(2) << "\n";
-    std::ofstream readme(tmp / "README.txt");
-    readme << "property " << f.id << ": " << format_request(f.request) << "\n" << f.message << "\n\nrepro:\n";
-    for (const std::string& line : repro) readme << "  " << line << "\n";
-  });
-  return dir;
+std::optional<Finding> shrink_failure(const FailureOf& failure_of, const rc::Gen<CaseRequest>& generator,
+                                      const CaseAddress& address, const SearchOptions& o) {
+  const auto record = std::make_shared<Record>();
+  const rc::detail::Property property = property_of(failure_of, generator, record);
+  const auto at = rc::shrinkable::walkPath(property(address.random, address.size), address.shrinkPath);
+  if (!at || !fails(*at)) return std::nullopt;
+  return finish(*at, address, record, o);
 }
 
 }  // namespace scancheck

@@ -23,6 +23,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/architectures.hpp"
 #include "core/error.hpp"
 #include "reference/bounded.hpp"
 #include "reference/gather.hpp"
@@ -126,18 +127,18 @@ class Evaluator {
   ReferenceResult run() {
     const int threads = options_.threads > 0 ? options_.threads
                                              : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    switch (case_.architecture) {
-      case Architecture::scan: run_scan<S>(threads); break;
-      case Architecture::complex_scan: run_scan<Complex<S>>(threads); break;
-      case Architecture::rglru: run_gated<S>(threads); break;
-      case Architecture::complex_rglru: run_gated<Complex<S>>(threads); break;
+    // The reference's entry point of each family, over the real or complex field.
+    const ArchitectureDescriptor& arch = describe(case_.architecture);
+    switch (arch.family) {
+      case Family::affine_scan: arch.complex ? run_scan<Complex<S>>(threads) : run_scan<S>(threads); break;
+      case Family::gated_layer: arch.complex ? run_gated<Complex<S>>(threads) : run_gated<S>(threads); break;
     }
     return std::move(result_);
   }
 
  private:
   const OutputSlot& slot(const char* name) const { return slots_.at(name); }
-  std::int64_t complex_width() const { return is_complex(case_.architecture) ? case_.shape.width / 2 : 0; }
+  std::int64_t complex_width() const { return describe(case_.architecture).complex ? case_.shape.width / 2 : 0; }
 
   //! Writes channel value v of field F at flat index `index` of a [.., W] tensor.
   template <class F>

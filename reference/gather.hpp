@@ -52,7 +52,7 @@ template <class F>
 ScanBlockInputs<F> gather_scan_block(const Case& c, std::int64_t b, std::int64_t h) {
   const Shape& s = c.shape;
   const std::int64_t Kc = state_channels(c.architecture, s) / s.heads;
-  const std::int64_t Wc = is_complex(c.architecture) ? s.width / 2 : 0;
+  const std::int64_t Wc = is_complex_v<F> ? s.width / 2 : 0;
   const std::int64_t c0 = h * Kc;
   ScanBlockInputs<F> in;
   in.length = s.length;
@@ -87,7 +87,7 @@ GatedBlockInputs<S, F> gather_gated_block(const Case& c, std::int64_t b, std::in
   const Shape& s = c.shape;
   const std::int64_t L = s.length, W = s.width;
   const std::int64_t Ki = head_inputs(c.architecture, s), K = head_channels(c.architecture, s);
-  const std::int64_t Wc = is_complex(c.architecture) ? W / 2 : 0;
+  const std::int64_t Wc = is_complex_v<F> ? W / 2 : 0;
   GatedBlockInputs<S, F> in;
   in.length = L;
   in.inputs = Ki;
@@ -100,7 +100,7 @@ GatedBlockInputs<S, F> gather_gated_block(const Case& c, std::int64_t b, std::in
   for (std::int64_t t = 0; t < L; ++t) in.reset[t] = c.segment_pos(b, t) == 0;
   in.h0 = read_optional_state<F>(c, "h0", b, h * K, K, Wc);
   in.a_param = read_range<S>(c.at("a_param"), h * K, K);
-  if (is_complex(c.architecture)) in.a_imag_param = read_range<S>(c.at("a_imag_param"), h * K, K);
+  if constexpr (is_complex_v<F>) in.a_imag_param = read_range<S>(c.at("a_imag_param"), h * K, K);
   in.wx = read_head<S>(c.at("input_gate_w"), h);
   in.bx = read_head<S>(c.at("input_gate_b"), h);
   in.wa = read_head<S>(c.at("a_gate_w"), h);

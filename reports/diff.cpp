@@ -24,7 +24,7 @@ RowIndex index_rows(const Report& r) {
   for (const Row& row : r.rows) {
     const RowIdentity id = row_identity(r, row);
     if (!index.emplace(id, &row).second)
-      throw InputError(fmt::format("report '{}' has two {} rows of {} on case {}", r.label, to_string(id.pass),
+      throw InputError(fmt::format("report '{}' has two {} rows of {} on case {}", r.label, to_string(id.direction),
                                    id.backend, id.request));
   }
   return index;
@@ -40,7 +40,7 @@ std::string failure_reason(const Row& row) {
 }
 
 RowChange change_of(const RowIdentity& id, const Row& row) {
-  return {id.backend, id.pass, id.request, row.repro, row.ok ? "" : failure_reason(row)};
+  return {id.backend, id.direction, id.request, row.repro, row.ok ? "" : failure_reason(row)};
 }
 
 double finite_or_zero(double x) { return std::isfinite(x) ? x : 0; }
@@ -95,7 +95,7 @@ std::vector<std::string> notes_of(const Report& before, const Report& after) {
 }  // namespace
 
 RowIdentity row_identity(const Report& r, const Row& row) {
-  return {describe_request(r.case_of(row).request), row.backend, row.pass};
+  return {to_string(r.case_of(row).request), row.backend, row.direction};
 }
 
 std::int64_t ReportDiff::growth_regressions() const {
@@ -145,7 +145,7 @@ ReportDiff diff_reports(const Report& old_report, const Report& new_report, doub
 namespace {
 
 std::string describe(const RowChange& c) {
-  return fmt::format("{} {} on {}", c.backend, to_string(c.pass), c.request);
+  return fmt::format("{} {} on {}", c.backend, to_string(c.direction), c.request);
 }
 
 std::string plural(std::size_t n, const char* what) { return fmt::format("{} {}{}", n, what, n == 1 ? "" : "s"); }

@@ -4,7 +4,7 @@
 //! regression.
 //!
 //! Rows are matched across the reports by their identity (case request text, backend, pass): case ids
-//! ("c0", ...) are only unique within one report, describe_request(request) names the case everywhere.
+//! ("c0", ...) are only unique within one report, to_string(request) names the case everywhere.
 //! A diff is a regression when
 //!   1. a matched row passed in OLD and fails in NEW (a new failure), or
 //!   2. a row only NEW has fails (a new failing row: nothing vouched for it before), or
@@ -31,7 +31,7 @@ namespace scancheck::reports {
 struct RowIdentity {
   std::string request;  //!< describe_request of the row's case
   std::string backend;
-  Pass pass = Pass::forward;
+  Direction direction = Direction::forward;
   auto operator<=>(const RowIdentity&) const = default;
 };
 //! Throws InputError when the row's case is not in the report.
@@ -40,7 +40,7 @@ RowIdentity row_identity(const Report&, const Row&);
 //! One row as the diff names it.
 struct RowChange {
   std::string backend;
-  Pass pass = Pass::forward;
+  Direction direction = Direction::forward;
   std::string request;  //!< describe_request of the row's case
   std::string repro;    //!< the row's `scancheck check ...` line (NEW's when the row is in NEW)
   std::string why;      //!< NEW's first failure reason, for failing rows

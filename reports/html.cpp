@@ -16,6 +16,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "backends/variant.hpp"
+#include "core/error.hpp"
 #include "reports/summary.hpp"
 
 namespace scancheck::reports {
@@ -103,21 +105,28 @@ std::vector<std::string> backends_in(const RowSet& rows) {
 
 std::string group_title(const GroupKey& g) { return fmt::format("{} · {}", to_string(g.first), to_string(g.second)); }
 
-bool is_baseline(std::string_view backend) { return backend.find("/sequential@") != std::string_view::npos; }
+//! The name's parts, or nothing for a name outside the grammar (a hand-edited report): drawn as itself.
+std::optional<BackendName> parsed(const std::string& backend) {
+  try {
+    return parse_backend_name(backend);
+  } catch (const InputError&) {
+    return std::nullopt;
+  }
+}
 
-//! The schedule of `architecture/[flags_]schedule@dtype` (backends/backend.hpp): the variant's tail from
-//! "grouped_prefix", else from its last "chunk", else the variant ("fused_write_chunk16" -> "chunk16").
-std::string schedule_of(std::string_view backend) {
-  const std::size_t slash = backend.find('/');
-  const std::size_t begin = slash == std::string_view::npos ? 0 : slash + 1;
-  const std::size_t at = backend.find('@', begin);
-  const std::string_view variant =
-      backend.substr(begin, at == std::string_view::npos ? std::string_view::npos : at - begin);
-  if (const std::size_t g = variant.find("grouped_prefix"); g != std::string_view::npos)
-    return std::string(variant.substr(g));
-  if (const std::size_t c = variant.rfind("chunk"); c != std::string_view::npos) return std::string(variant.substr(c));
-  if (variant.ends_with("sequential")) return "sequential";
-  return std::string(variant);
+//! The series drawn dashed: each architecture's sequential baseline.
+bool is_baseline(const std::string& backend) {
+  const std::optional<BackendName> n = parsed(backend);
+  return n && *n == baseline_of(n->architecture, n->io_dtype);
+}
+
+//! What a backend is coloured by: a built-in's schedule, a foreign backend's provider.
+std::string schedule_of(const std::string& backend) {
+  const std::optional<BackendName> n = parsed(backend);
+  if (!n) return backend;
+  if (!n->provider.empty()) return n->provider + ":";
+  const std::optional<Variant> v = parse_variant(n->variant);
+  return v ? to_string(v->schedule) : n->variant;
 }
 
 //! How backends are drawn everywhere on the page: a colour per schedule, red for failing backends.
@@ -262,12 +271,12 @@ struct ErrorSeries {
   std::map<std::int64_t, double> by_length;
 };
 
-std::vector<ErrorSeries> error_series(const RowSet& rows, Pass pass) {
+std::vector<ErrorSeries> error_series(const RowSet& rows, Direction direction) {
   std::vector<ErrorSeries> out;
   for (const std::string& backend : backends_in(rows)) {
     ErrorSeries s{backend, {}};
     for (const Row* row : rows) {
-      const std::optional<double> e = row->backend == backend && row->pass == pass ? row_scaled_error(*row)
+      const std::optional<double> e = row->backend == backend && row->direction == direction ? row_scaled_error(*row)
                                                                                    : std::nullopt;
       if (!e || std::isnan(*e)) continue;
       const double v = std::max(*e, error_floor);
@@ -395,8 +404,8 @@ std::string error_against_length_section(const Report& r, const Palette& palette
       "coloured by schedule (flags aside); failing backends red, the same-precision sequential baseline dashed black. "
       "Errors of 0 are drawn at 10⁻¹², infinite ones on the top edge. Hover a line for its backend.</p>\n";
   for (const auto& [group, rows] : rows_by_group(r)) {
-    const std::vector<ErrorSeries> forward = error_series(rows, Pass::forward);
-    const std::vector<ErrorSeries> backward = error_series(rows, Pass::backward);
+    const std::vector<ErrorSeries> forward = error_series(rows, Direction::forward);
+    const std::vector<ErrorSeries> backward = error_series(rows, Direction::backward);
     const Frame frame = error_frame(forward, backward, group.second);
     put(out, "<h3>{}</h3>\n<div class=\"panels\">\n", escape(group_title(group)));
     out += error_against_length_panel(frame, "forward pass", forward, group.second, palette);
@@ -411,10 +420,10 @@ std::string error_against_length_section(const Report& r, const Palette& palette
 
 using UlpCounts = std::array<std::int64_t, ulp_buckets>;
 
-UlpCounts ulp_counts(const RowSet& rows, Pass pass) {
+UlpCounts ulp_counts(const RowSet& rows, Direction direction) {
   UlpCounts out{};
   for (const Row* row : rows)
-    if (row->pass == pass)
+    if (row->direction == direction)
       for (const TensorEntry& t : row->tensors)
         for (std::size_t k = 0; k < std::min(t.metrics.ulp_histogram.size(), out.size()); ++k)
           out[k] += t.metrics.ulp_histogram[k];
@@ -491,7 +500,7 @@ std::string ulp_histogram_section(const Report& r) {
       "correctly rounded exact value in ulps of the stored dtype. Bucket 0 is exact, ≤2<sup>k</sup> holds "
       "(2<sup>k−1</sup>, 2<sup>k</sup>] ulps; counts on a log scale.</p>\n<div class=\"panels\">\n";
   for (const auto& [group, rows] : rows_by_group(r)) {
-    const std::array<UlpCounts, 2> counts{ulp_counts(rows, Pass::forward), ulp_counts(rows, Pass::backward)};
+    const std::array<UlpCounts, 2> counts{ulp_counts(rows, Direction::forward), ulp_counts(rows, Direction::backward)};
     out += "<figure>\n" + ulp_histogram_panel(group_title(group), counts) + ulp_summary(counts) + "</figure>\n";
   }
   out += "</div>\n</section>\n";
@@ -514,10 +523,10 @@ struct HeatMap {
 //! The tensors of `rows`: the forward outputs first, each pass in order of first appearance.
 std::vector<std::string> tensors_in(const RowSet& rows) {
   std::vector<std::string> out;
-  for (const Pass pass : {Pass::forward, Pass::backward})
+  for (const Direction direction : {Direction::forward, Direction::backward})
     for (const Row* row : rows)
       for (const TensorEntry& t : row->tensors)
-        if (pass_of(t.metrics.name) == pass && std::find(out.begin(), out.end(), t.metrics.name) == out.end())
+        if (direction_of(row->architecture, t.metrics.name) == direction && std::find(out.begin(), out.end(), t.metrics.name) == out.end())
           out.push_back(t.metrics.name);
   return out;
 }
@@ -715,7 +724,7 @@ std::vector<std::string> row_reasons(const Row& row) {
 std::string failing_row(const Row& row) {
   std::string out = fmt::format(
       "<div class=\"failure\"><div><code class=\"backend\">{}</code> · case {} · {} · {} · seed {}</div>\n<ul>",
-      escape(row.backend), escape(row.case_id), escape(to_string(row.shape)), to_string(row.pass), row.seed);
+      escape(row.backend), escape(row.case_id), escape(to_string(row.shape)), to_string(row.direction), row.seed);
   for (const std::string& reason : row_reasons(row)) put(out, "<li>{}</li>", escape(reason));
   put(out, "</ul>\n<code class=\"repro\">{}</code></div>\n", escape(row.repro));
   return out;

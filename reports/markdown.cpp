@@ -50,7 +50,7 @@ std::string failures(const Report& r) {
   for (const Row& row : r.rows) {
     if (row.ok) continue;
     if (s.empty()) s = "## Failures\n\n";
-    s += fmt::format("- **{}** {} on {} (`{}`):\n", row.backend, to_string(row.pass), row.case_id, to_string(row.shape));
+    s += fmt::format("- **{}** {} on {} (`{}`):\n", row.backend, to_string(row.direction), row.case_id, to_string(row.shape));
     if (!row.error.empty()) s += fmt::format("  - run failed: {}\n", row.error);
     for (const std::string& name : row.missing) s += fmt::format("  - missing output {}\n", name);
     for (const TensorEntry& t : row.tensors)

@@ -39,7 +39,7 @@ class Merger {
       const auto [seen, fresh] = row_sources_.emplace(id, in.source);
       if (!fresh)
         throw InputError(fmt::format("duplicate row: {} {} on case {} is in both {} and {}", id.backend,
-                                     to_string(id.pass), id.request, seen->second, in.source));
+                                     to_string(id.direction), id.request, seen->second, in.source));
       Row merged = row;
       merged.case_id = case_id(in.report.case_of(row), id.request);
       out_.rows.push_back(std::move(merged));

@@ -15,23 +15,13 @@
 #include <nlohmann/json.hpp>
 
 #include "core/case_dir.hpp"
+#include "core/case_request.hpp"
+#include "core/json_reader.hpp"
 #include "core/error.hpp"
 
 namespace scancheck::reports {
 
 using nlohmann::json;
-
-std::string_view to_string(Pass p) { return p == Pass::forward ? "forward" : "backward"; }
-
-Pass parse_pass(std::string_view name) {
-  if (name == "forward") return Pass::forward;
-  if (name == "backward") return Pass::backward;
-  throw InputError(fmt::format("unknown pass '{}' (forward | backward)", name));
-}
-
-Pass pass_of(std::string_view output) {
-  return output == "h" || output == "y" || output == "h_last" ? Pass::forward : Pass::backward;
-}
 
 const CaseEntry& Report::case_of(const Row& row) const {
   for (const CaseEntry& c : cases)
@@ -106,26 +96,10 @@ std::vector<std::string> default_scope(const Method& m) {
 // ---- JSON ---------------------------------------------------------------------------------------------
 namespace {
 
-//! JSON has no infinities or NaN: they travel as the strings "inf", "-inf", "nan".
-json number(double x) {
-  if (std::isnan(x)) return "nan";
-  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
-  return x;
-}
-json optional_number(const std::optional<double>& x) { return x ? number(*x) : json(nullptr); }
+json number(double x) { return json_number(x); }
+json optional_number(const std::optional<double>& x) { return json_number(x); }
 
 json shape_json(const Shape& s) { return json::array({s.batch, s.length, s.width, s.heads}); }
-
-json request_json(const CaseRequest& r) {
-  return {{"architecture", to_string(r.architecture)},
-          {"shape", shape_json(r.shape)},
-          {"seed", r.seed},
-          {"regime", to_string(r.regime)},
-          {"io_dtype", to_string(r.io_dtype)},
-          {"sqrt_gradient", to_string(r.sqrt_gradient)},
-          {"h0", r.with_h0},
-          {"dh_last", r.with_dh_last}};
-}
 
 json metrics_json(const TensorEntry& t) {
   const TensorMetrics& m = t.metrics;
@@ -158,7 +132,7 @@ json row_json(const Row& r) {
             {"architecture", to_string(r.architecture)},
             {"backend", r.backend},
             {"io_dtype", to_string(r.io_dtype)},
-            {"pass", to_string(r.pass)},
+            {"pass", to_string(r.direction)},
             {"verdict", r.ok ? "pass" : "fail"},
             {"error", r.error.empty() ? json(nullptr) : json(r.error)},
             {"missing", r.missing},
@@ -172,114 +146,14 @@ json row_json(const Row& r) {
   return j;
 }
 
-// Strict reading: every access names its path, so an error says which field of which file is wrong.
-struct Reader {
-  const std::string& source;
+// Strict reading (core/json_reader.hpp) of the report's own structures.
+struct Reader : JsonReader {
+  using JsonReader::JsonReader;
 
-  [[noreturn]] void fail(const std::string& path, const std::string& what) const {
-    throw InputError(fmt::format("{}: {}: {}", source, path, what));
-  }
-  const json& field(const json& j, const std::string& path, const char* key) const {
-    if (!j.is_object()) fail(path, "expected an object");
-    const auto it = j.find(key);
-    if (it == j.end()) fail(path, fmt::format("missing field '{}'", key));
-    return *it;
-  }
-  std::string text(const json& j, const std::string& path, const char* key) const {
-    const json& v = field(j, path, key);
-    if (!v.is_string()) fail(fmt::format("{}.{}", path, key), "expected a string");
-    return v.get<std::string>();
-  }
-  std::optional<std::string> optional_text(const json& j, const std::string& path, const char* key) const {
-    const json& v = field(j, path, key);
-    if (v.is_null()) return std::nullopt;
-    return text(j, path, key);
-  }
-  double real(const json& v, const std::string& path) const {
-    if (v.is_number()) return v.get<double>();
-    if (v == "inf") return std::numeric_limits<double>::infinity();
-    if (v == "-inf") return -std::numeric_limits<double>::infinity();
-    if (v == "nan") return std::numeric_limits<double>::quiet_NaN();
-    fail(path, "expected a number");
-  }
-  double real(const json& j, const std::string& path, const char* key) const {
-    return real(field(j, path, key), fmt::format("{}.{}", path, key));
-  }
-  std::optional<double> optional_real(const json& j, const std::string& path, const char* key) const {
-    const json& v = field(j, path, key);
-    if (v.is_null()) return std::nullopt;
-    return real(v, fmt::format("{}.{}", path, key));
-  }
-  std::int64_t integer(const json& j, const std::string& path, const char* key) const {
-    const json& v = field(j, path, key);
-    if (!v.is_number_integer()) fail(fmt::format("{}.{}", path, key), "expected an integer");
-    return v.get<std::int64_t>();
-  }
-  std::uint64_t unsigned_integer(const json& j, const std::string& path, const char* key) const {
-    const json& v = field(j, path, key);
-    if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<std::int64_t>() >= 0))
-      fail(fmt::format("{}.{}", path, key), "expected a non-negative integer");
-    return v.get<std::uint64_t>();
-  }
-  bool boolean(const json& j, const std::string& path, const char* key) const {
-    const json& v = field(j, path, key);
-    if (!v.is_boolean()) fail(fmt::format("{}.{}", path, key), "expected true or false");
-    return v.get<bool>();
-  }
-  const json& array(const json& j, const std::string& path, const char* key) const {
-    const json& v = field(j, path, key);
-    if (!v.is_array()) fail(fmt::format("{}.{}", path, key), "expected an array");
-    return v;
-  }
-  std::vector<std::string> strings(const json& j, const std::string& path, const char* key) const {
-    std::vector<std::string> out;
-    for (const json& v : array(j, path, key)) {
-      if (!v.is_string()) fail(fmt::format("{}.{}", path, key), "expected an array of strings");
-      out.push_back(v.get<std::string>());
-    }
-    return out;
-  }
   bool verdict(const json& j, const std::string& path) const {
     const std::string v = text(j, path, "verdict");
     if (v != "pass" && v != "fail") fail(path + ".verdict", "expected \"pass\" or \"fail\"");
     return v == "pass";
-  }
-  //! Converts a name with `parse` (which throws InputError for unknown names), naming the field.
-  template <class Parse>
-  auto named(const json& j, const std::string& path, const char* key, Parse parse) const {
-    const std::string name = text(j, path, key);
-    try {
-      return parse(name);
-    } catch (const InputError& e) {
-      fail(fmt::format("{}.{}", path, key), e.what());
-    }
-  }
-  std::vector<std::int64_t> lengths(const json& j, const std::string& path) const {
-    const json& v = array(j, path, "lengths");
-    if (!std::all_of(v.begin(), v.end(), [](const json& x) { return x.is_number_integer() && x.get<std::int64_t>() > 0; }))
-      fail(path + ".lengths", "expected an array of positive integers");
-    return v.get<std::vector<std::int64_t>>();
-  }
-  Shape shape(const json& j, const std::string& path) const {
-    const json& v = field(j, path, "shape");
-    if (!v.is_array() || v.size() != 4 || !std::all_of(v.begin(), v.end(), [](const json& x) {
-          return x.is_number_integer() && x.get<std::int64_t>() > 0;
-        }))
-      fail(path + ".shape", "expected [batch, length, width, heads], positive integers");
-    return {v[0].get<std::int64_t>(), v[1].get<std::int64_t>(), v[2].get<std::int64_t>(), v[3].get<std::int64_t>()};
-  }
-
-  CaseRequest request(const json& j, const std::string& path) const {
-    CaseRequest r;
-    r.architecture = named(j, path, "architecture", parse_architecture);
-    r.shape = shape(j, path);
-    r.seed = unsigned_integer(j, path, "seed");
-    r.regime = named(j, path, "regime", parse_regime);
-    r.io_dtype = named(j, path, "io_dtype", parse_dtype);
-    r.sqrt_gradient = named(j, path, "sqrt_gradient", parse_sqrt_gradient);
-    r.with_h0 = boolean(j, path, "h0");
-    r.with_dh_last = boolean(j, path, "dh_last");
-    return r;
   }
 
   TensorEntry tensor(const json& j, const std::string& path) const {
@@ -324,7 +198,7 @@ struct Reader {
     r.architecture = named(j, path, "architecture", parse_architecture);
     r.backend = text(j, path, "backend");
     r.io_dtype = named(j, path, "io_dtype", parse_dtype);
-    r.pass = named(j, path, "pass", parse_pass);
+    r.direction = named(j, path, "pass", parse_direction);
     r.ok = verdict(j, path);
     r.error = optional_text(j, path, "error").value_or("");
     r.missing = strings(j, path, "missing");
@@ -349,7 +223,7 @@ json to_json(const Report& r) {
   json cases = json::array(), rows = json::array(), sources = json::array();
   for (const CaseEntry& c : r.cases)
     cases.push_back({{"id", c.id},
-                     {"request", request_json(c.request)},
+                     {"request", to_json(c.request)},
                      {"elements_total", c.elements_total},
                      {"elements_verified", c.elements_verified},
                      {"fraction_verified", number(c.fraction_verified)},
@@ -402,7 +276,7 @@ json to_json(const Report& r) {
 }
 
 Report from_json(const json& j, const std::string& source) {
-  const Reader in{source};
+  const Reader in(source);
   if (!j.is_object() || !j.contains("schema_version"))
     throw InputError(fmt::format("{}: not a scancheck report (no schema_version)", source));
   const json& version = j.at("schema_version");
@@ -426,7 +300,7 @@ Report from_json(const json& j, const std::string& source) {
   r.method = {in.text(method, "method", "preset"),   in.text(method, "method", "reference_precision"),
               in.text(method, "method", "bounds"),   in.text(method, "method", "baseline"),
               in.text(method, "method", "sampling"), in.unsigned_integer(method, "method", "seed"),
-              in.text(method, "method", "backends"), in.lengths(method, "method")};
+              in.text(method, "method", "backends"), in.positive_integers(method, "method", "lengths")};
   r.policy = TolerancePolicy::from_json(in.field(j, "$", "policy"), source + ": policy");
   const json& cov = in.field(j, "$", "coverage");
   r.coverage = {in.integer(cov, "coverage", "backends_total"),   in.integer(cov, "coverage", "backends_checked"),
@@ -440,7 +314,7 @@ Report from_json(const json& j, const std::string& source) {
     CaseEntry c;
     c.id = in.text(cases[i], path, "id");
     if (!ids.insert(c.id).second) in.fail(path + ".id", fmt::format("duplicate case id '{}'", c.id));
-    c.request = in.request(in.field(cases[i], path, "request"), path + ".request");
+    c.request = request_from_json(in, in.field(cases[i], path, "request"), path + ".request");
     c.elements_total = in.integer(cases[i], path, "elements_total");
     c.elements_verified = in.integer(cases[i], path, "elements_verified");
     c.fraction_verified = in.real(cases[i], path, "fraction_verified");
@@ -470,14 +344,7 @@ Report from_json(const json& j, const std::string& source) {
 Report load_report(const std::filesystem::path& argument) {
   const std::filesystem::path path =
       std::filesystem::is_directory(argument) ? argument / "report.json" : argument;
-  std::ifstream in(path);
-  if (!in) throw InputError(fmt::format("{}: cannot read the report", path.string()));
-  json j;
-  try {
-    j = json::parse(in);
-  } catch (const json::parse_error& e) {
-    throw InputError(fmt::format("{}: not JSON ({})", path.string(), e.what()));
-  }
+  const json j = read_json_file(path, "the report");
   return from_json(j, path.string());
 }
 

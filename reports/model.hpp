@@ -33,11 +33,6 @@ namespace scancheck::reports {
 
 inline constexpr int schema_version = 1;
 
-enum class Pass { forward, backward };
-std::string_view to_string(Pass);
-Pass parse_pass(std::string_view);
-//! The pass an output tensor belongs to: h, y, h_last are the forward's; every gradient the backward's.
-Pass pass_of(std::string_view output);
 
 struct Tool {
   std::string name = "scancheck", version, git_revision;
@@ -98,7 +93,7 @@ struct Row {
   Architecture architecture = Architecture::rglru;
   std::string backend;
   DType io_dtype = DType::float32;
-  Pass pass = Pass::forward;
+  Direction direction = Direction::forward;
   bool ok = true;                    //!< the row's verdict
   std::string error;                 //!< the run failed (BackendError): its message, no tensors
   std::vector<std::string> missing;  //!< outputs of this pass the run did not produce

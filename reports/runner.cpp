@@ -11,20 +11,14 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/architectures.hpp"
+#include "core/build_info.hpp"
 #include "core/case_dir.hpp"
 #include "core/error.hpp"
 #include "properties/differential.hpp"
 #include "properties/fuzz.hpp"
 #include "reports/html.hpp"
 #include "reports/markdown.hpp"
-#include "scancheck_revision.hpp"
-
-#ifndef SCANCHECK_VERSION
-#define SCANCHECK_VERSION "unknown"
-#endif
-#ifndef SCANCHECK_CUDA_VERSION
-#define SCANCHECK_CUDA_VERSION ""
-#endif
 
 namespace scancheck::reports {
 namespace {
@@ -111,16 +105,6 @@ Executor choose_executor(const ReportOptions& o) {
   return Executor::host;
 }
 
-std::string compiler() {
-#if defined(__clang__)
-  return fmt::format("Clang {}.{}.{}", __clang_major__, __clang_minor__, __clang_patchlevel__);
-#elif defined(__GNUC__)
-  return fmt::format("GCC {}.{}.{}", __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__);
-#else
-  return "unknown";
-#endif
-}
-
 std::string host_name() {
   char name[256] = {};
   return gethostname(name, sizeof name - 1) == 0 ? std::string(name) : std::string("unknown");
@@ -130,11 +114,12 @@ Report header(const ReportOptions& o, const ReportPlan& plan) {
   Report r;
   r.label = o.label.empty() ? o.preset : o.label;
   r.generated_at = utc_now();
-  r.tool = {"scancheck", SCANCHECK_VERSION, SCANCHECK_GIT_REVISION};
+  const BuildInfo& build = build_info();
+  r.tool = {"scancheck", build.version, build.git_revision};
   r.environment.executor = std::string(to_string(plan.executor));
   if (plan.executor == Executor::cuda) r.environment.device = cuda_device_name();
-  r.environment.compiler = compiler();
-  if (const std::string cuda = SCANCHECK_CUDA_VERSION; !cuda.empty()) r.environment.cuda = cuda;
+  r.environment.compiler = build.compiler;
+  if (!build.cuda_version.empty()) r.environment.cuda = build.cuda_version;
   r.environment.host = host_name();
   r.environment.threads = o.threads > 0 ? o.threads : static_cast<int>(std::thread::hardware_concurrency());
   const bool sampled = o.preset == "seed-shapes";
@@ -172,25 +157,25 @@ std::int64_t verified_elements(const Case& c, const ReferenceResult& reference) 
 std::vector<Row> rows_of(const BackendResult& result, const BackendInfo& backend, const CaseEntry& entry,
                          const std::optional<BackendTiming>& timing) {
   std::vector<Row> rows;
-  for (Pass pass : {Pass::forward, Pass::backward}) {
+  for (Direction direction : {Direction::forward, Direction::backward}) {
     Row row;
     row.case_id = entry.id;
     row.shape = entry.request.shape;
     row.architecture = backend.architecture;
     row.backend = backend.name;
     row.io_dtype = backend.io_dtype;
-    row.pass = pass;
+    row.direction = direction;
     row.error = result.error;
     row.seed = entry.request.seed;
     row.repro = fmt::format("scancheck check {} --backend '{}'", entry.repro, backend.name);
     for (const std::string& name : result.missing)
-      if (pass_of(name) == pass) row.missing.push_back(name);
+      if (direction_of(backend.architecture, name) == direction) row.missing.push_back(name);
     for (const TensorResult& t : result.tensors)
-      if (pass_of(t.metrics.name) == pass) row.tensors.push_back({t.metrics, t.verdict.pass, t.verdict.reasons});
+      if (direction_of(backend.architecture, t.metrics.name) == direction) row.tensors.push_back({t.metrics, t.verdict.pass, t.verdict.reasons});
     row.ok = row.error.empty() && row.missing.empty() &&
              std::all_of(row.tensors.begin(), row.tensors.end(), [](const TensorEntry& t) { return t.pass; });
     if (timing) {
-      const PassTiming& t = pass == Pass::forward ? timing->forward : timing->backward;
+      const PassTiming& t = direction == Direction::forward ? timing->forward : timing->backward;
       row.timing = Timing{t.median_ms, t.min_ms, t.max_ms, timing->repeats};
     }
     rows.push_back(std::move(row));
@@ -222,7 +207,7 @@ ReportPlan plan_report(const ReportOptions& o) {
     std::vector<PlannedCase> cases;
     if (o.preset != "seed-shapes") cases = ladder_cases(o, ladder_lengths(o), group, index);
     if (o.preset == "seed-shapes") {
-      if (!is_gated(group.first)) continue;  // the production shapes are RG-LRU layers
+      if (!describe(group.first).production_layer) continue;  // the seed shapes are the production layers'
       cases = seed_shape_cases(o, group, index);
     }
     plan.backends.insert(plan.backends.end(), members.begin(), members.end());
@@ -253,7 +238,7 @@ Report run_report(const ReportOptions& o, const std::function<void(const ReportP
     CaseEntry entry;
     entry.id = fmt::format("c{}", p.case_index);
     entry.request = planned.request;
-    entry.repro = describe_request(planned.request);
+    entry.repro = to_string(planned.request);
     tell(fmt::format("reference of {} ({} {})", entry.id, to_string(c.architecture), to_string(c.shape)));
     ReferenceOptions reference_options;
     reference_options.precision = planned.precision;

@@ -33,13 +33,13 @@ void add_row(BackendSummary& s, WorstSoFar& worst, const Row& row) {
   s.rows_failed += row.ok ? 0 : 1;
   for (const TensorEntry& t : row.tensors) {
     const TensorMetrics& m = t.metrics;
-    if (worst.replaced_by(m)) s.worst_tensor = fmt::format("{} ({})", m.name, to_string(row.pass));
+    if (worst.replaced_by(m)) s.worst_tensor = fmt::format("{} ({})", m.name, to_string(row.direction));
     fold_max(s.ulp_max, m.ulp_max);
     fold_max(s.bound_ratio, m.bound_ratio);
     fold_max(s.baseline_ratio, m.baseline_ratio);
     fold_max(s.scaled_error, scaled_error(m));
   }
-  if (row.timing) fold_max(row.pass == Pass::forward ? s.forward_ms : s.backward_ms, row.timing->median_ms);
+  if (row.timing) fold_max(row.direction == Direction::forward ? s.forward_ms : s.backward_ms, row.timing->median_ms);
 }
 
 }  // namespace

@@ -4,7 +4,7 @@
 
 namespace scancheck::backends {
 
-void run_gated_cuda(const GatedArrays& io, const GatedFlags& flags, const kernels::Schedule& schedule) {
+void run_gated_cuda(const GatedArrays& io, const VariantFlags& flags, const kernels::Schedule& schedule) {
   CudaExecutor ex;
   run_gated(ex, io, flags, schedule);
 }

@@ -42,7 +42,7 @@ struct PhaseSums {
 };
 
 template <class F, class IO>
-GatedTiming time_typed(const GatedArrays& io, const GatedFlags& flags, const kernels::Schedule& schedule, int warmup,
+GatedTiming time_typed(const GatedArrays& io, const VariantFlags& flags, const kernels::Schedule& schedule, int warmup,
                        int repeats) {
   CudaExecutor ex;
   gated_detail::Passes<F, IO, CudaExecutor> passes(ex, io, flags, schedule);  // uploads, untimed
@@ -86,7 +86,7 @@ GatedTiming time_typed(const GatedArrays& io, const GatedFlags& flags, const ker
 
 }  // namespace
 
-GatedTiming time_gated_cuda(const GatedArrays& io, const GatedFlags& flags, const kernels::Schedule& schedule,
+GatedTiming time_gated_cuda(const GatedArrays& io, const VariantFlags& flags, const kernels::Schedule& schedule,
                             int warmup, int repeats) {
   if (repeats < 1) throw std::invalid_argument("time_gated_cuda: repeats must be at least 1");
   using kernels::bf16;
@@ -98,7 +98,7 @@ GatedTiming time_gated_cuda(const GatedArrays& io, const GatedFlags& flags, cons
                     : time_typed<float, float>(io, flags, schedule, warmup, repeats);
 }
 
-double gated_minimum_bytes(std::string_view kernel, const GatedArrays& io, const GatedFlags& flags,
+double gated_minimum_bytes(std::string_view kernel, const GatedArrays& io, const VariantFlags& flags,
                            const kernels::Schedule& schedule) {
   // The symbols of the table in gated_timing.hpp, as doubles (bytes).
   const kernels::ScanGeometry& g = io.geometry;

@@ -51,7 +51,7 @@ struct GatedTiming {
 
 //! Times `repeats` runs after `warmup` runs. `io` supplies the inputs; its outputs may be nullptr (nothing is
 //! copied back).
-GatedTiming time_gated_cuda(const GatedArrays& io, const GatedFlags& flags, const kernels::Schedule& schedule,
+GatedTiming time_gated_cuda(const GatedArrays& io, const VariantFlags& flags, const kernels::Schedule& schedule,
                             int warmup, int repeats);
 
 //! The bytes a kernel of the gated backward must move at the least: each tensor it reads read once, each
@@ -91,7 +91,7 @@ GatedTiming time_gated_cuda(const GatedArrays& io, const GatedFlags& flags, cons
 //!   reverse chunk replay 608.3 MB (36E + 4Q: reads state_in, za, zx, dy, x, y; writes dx_acc, dzx, dza,
 //!   a_param_term), three column sums 67.4 MB each (4E + 4P, totals 0.3 MB each), store dx 134.2 MB (8E);
 //!   sum 1118 MB = 66.65 E. With bf16 io (s = 2) 950 MB. At 4 TB/s that is 280 us (238 us bf16).
-double gated_minimum_bytes(std::string_view kernel, const GatedArrays& io, const GatedFlags& flags,
+double gated_minimum_bytes(std::string_view kernel, const GatedArrays& io, const VariantFlags& flags,
                            const kernels::Schedule& schedule);
 
 }  // namespace scancheck::backends

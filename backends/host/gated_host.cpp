@@ -4,7 +4,7 @@
 
 namespace scancheck::backends {
 
-void run_gated_host(const GatedArrays& io, const GatedFlags& flags, const kernels::Schedule& schedule, int threads) {
+void run_gated_host(const GatedArrays& io, const VariantFlags& flags, const kernels::Schedule& schedule, int threads) {
   HostExecutor ex(threads);
   run_gated(ex, io, flags, schedule);
 }

@@ -6,23 +6,25 @@
 #include <fmt/format.h>
 
 #include "backends/case_arrays.hpp"
+#include "core/architectures.hpp"
 #include "core/error.hpp"
 
 namespace scancheck::mutation {
 PreparedRun::PreparedRun(const BackendInfo& backend, const Case& c) : base(backend) {
   validate(c);
+  if (!base.builtin) throw InputError(fmt::format("{} is not a built-in backend: mutants mutate built-in launch sequences", base.name));
   if (c.architecture != base.architecture || c.io_dtype != base.io_dtype)
     throw InputError(fmt::format("a mutant of {} cannot run a {} case with {} io", base.name, to_string(c.architecture),
                                  to_string(c.io_dtype)));
   // The same mapping as run_backend (backends/case_arrays.hpp).
   outputs = backends::output_tensors(c);
-  gated = is_gated(c.architecture);
+  gated = describe(c.architecture).family == Family::gated_layer;
   if (!gated) {
     scan = backends::scan_arrays(c, &outputs);
     return;
   }
   gates = backends::gated_arrays(c, &outputs);
-  flags = backends::gated_flags(base);
+  flags = base.builtin->flags;
 }
 
 Outputs run_unmutated(const BackendInfo& base, const Case& c) {

@@ -17,7 +17,7 @@
 #include "backends/gated_run.hpp"
 #include "backends/mutants/mutant_executor.hpp"
 #include "backends/scan_run.hpp"
-#include "core/architecture.hpp"
+#include "core/architectures.hpp"
 #include "core/case.hpp"
 #include "core/dtype.hpp"
 
@@ -37,13 +37,13 @@ class PreparedRun {
   bool gated = false;
   backends::ScanArrays scan;
   backends::GatedArrays gates;
-  backends::GatedFlags flags;
+  backends::VariantFlags flags;
 };
 
 //! The field (float, or cfloat for the complex kinds) and io storage (float or bf16) of a backend.
 template <Architecture architecture, DType io_dtype>
 struct BackendTypes {
-  using field = std::conditional_t<is_complex(architecture), kernels::cfloat, float>;
+  using field = std::conditional_t<describe(architecture).complex, kernels::cfloat, float>;
   using storage = std::conditional_t<io_dtype == DType::float32, float, kernels::bf16>;
 };
 
@@ -60,13 +60,14 @@ Outputs run_mutated(const BackendInfo& base, const Case& c, Mutation mutation) {
   auto run = std::make_unique<PreparedRun>(base, c);
   MutantExecutor<Mutation> ex(std::move(mutation));
   try {
-    if constexpr (is_gated(architecture)) {
-      backends::gated_detail::run<F, IO>(ex, run->gates, run->flags, base.plan);
+    const Schedule& schedule = base.builtin->schedule;
+    if constexpr (describe(architecture).family == Family::gated_layer) {
+      backends::gated_detail::run<F, IO>(ex, run->gates, run->flags, schedule);
     } else {
       // backends::run_scan for one (F, IO): its body, without the dispatch over all four.
       const auto on = backends::ScanOnExecutor<F, IO>::upload(ex, run->scan);
-      kernels::run_affine_scan(ex, on.forward, base.plan);
-      kernels::run_affine_scan(ex, on.backward, base.plan);
+      kernels::run_affine_scan(ex, on.forward, schedule);
+      kernels::run_affine_scan(ex, on.backward, schedule);
       ex.synchronize();
       on.download(ex, run->scan);
     }

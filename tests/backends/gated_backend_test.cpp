@@ -29,6 +29,7 @@
 
 #include <fmt/format.h>
 
+#include "core/architectures.hpp"
 #include "backends/backend.hpp"
 #include "core/case_dir.hpp"
 #include "core/generate.hpp"
@@ -68,7 +69,7 @@ struct CaseKey {
 //! Narrow: B = 2, two heads of 3 channels (complex: W = 12, K_in = 6, K_out = 3).
 //! Wide: B = 1, five heads, 70 channels (three host programs, the last partial).
 Shape shape_of(Architecture a, const Point& p) {
-  const std::int64_t k = is_complex(a) ? 2 : 1;
+  const std::int64_t k = describe(a).complex ? 2 : 1;
   return p.wide ? Shape{1, p.length, 70 * k, 5} : Shape{2, p.length, 6 * k, 2};
 }
 
@@ -87,7 +88,7 @@ CaseRequest request_of(const CaseKey& k) {
   return r;
 }
 
-std::string describe(const BackendInfo& b, const CaseKey& k) {
+std::string trace_of(const BackendInfo& b, const CaseKey& k) {
   const CaseRequest r = request_of(k);
   return fmt::format("{} on {} heads={} seed={} regime={} h0={} dh_last={} sqrt_gradient={}", b.name,
                      to_string(r.shape), r.shape.heads, r.seed, to_string(r.regime), r.with_h0 ? "yes" : "no",
@@ -130,12 +131,16 @@ std::vector<Point> sweep_points(const Schedule& plan) {
 
 // ---- groups of variants --------------------------------------------------------------------------------
 
-//! Group id "architecture/schedule@dtype" -> its backends, in registry order.
+//! The group of a built-in: its architecture, schedule and dtype, named like its unfused member.
+std::string group_of(const BackendInfo& b) {
+  return to_string(BackendName{"", b.architecture, to_string(b.builtin->schedule), b.io_dtype});
+}
+
+//! Group -> its backends, in registry order.
 std::map<std::string, std::vector<const BackendInfo*>> groups() {
   std::map<std::string, std::vector<const BackendInfo*>> out;
   for (const BackendInfo& b : registry())
-    if (is_gated(b.architecture))
-      out[fmt::format("{}/{}@{}", to_string(b.architecture), b.schedule, dtype_token(b.io_dtype))].push_back(&b);
+    if (b.builtin && describe(b.architecture).family == Family::gated_layer) out[group_of(b)].push_back(&b);
   return out;
 }
 
@@ -165,10 +170,10 @@ void expect_y_last_is_h_last(const Outputs& out, DType io) {
 
 TEST_P(GatedGroup, MatchesReference) {
   const std::vector<const BackendInfo*> variants = members();
-  for (const Point& p : sweep_points(variants.front()->plan)) {
+  for (const Point& p : sweep_points(variants.front()->builtin->schedule)) {
     const CaseKey k = key(p);
     for (const BackendInfo* b : variants) {
-      SCOPED_TRACE(describe(*b, k));
+      SCOPED_TRACE(trace_of(*b, k));
       const Outputs out = run_backend(*b, case_of(k), Executor::host);
       expect_y_last_is_h_last(out, b->io_dtype);
       expect_outputs_close(out, reference_of(k), tolerance(b->io_dtype), "reference");
@@ -177,11 +182,10 @@ TEST_P(GatedGroup, MatchesReference) {
   }
 }
 
-bool has(const BackendInfo& b, const char* flag) { return std::count(b.flags.begin(), b.flags.end(), flag) > 0; }
-
 //! What a variant computes, as opposed to where it keeps it.
 std::tuple<bool, bool> numerics_of(const BackendInfo& b) {
-  return {has(b, "shared_sfu"), b.io_dtype == DType::bfloat16 && has(b, "fused_write")};
+  const VariantFlags& f = b.builtin->flags;
+  return {f.shared_sfu, b.io_dtype == DType::bfloat16 && f.fused_write};
 }
 
 TEST_P(GatedGroup, FlagsThatMoveDataOnly) {
@@ -190,15 +194,15 @@ TEST_P(GatedGroup, FlagsThatMoveDataOnly) {
   for (const BackendInfo* b : variants) classes.insert(numerics_of(*b));
   // The registry has both numerics of shared_sfu everywhere, of bf16 fused_write on chunked complex groups.
   const BackendInfo& first = *variants.front();
-  const bool complex = is_complex(first.architecture);
-  const bool bf16_chunked = first.io_dtype == DType::bfloat16 && first.plan.kind != Schedule::Kind::sequential;
+  const bool complex = describe(first.architecture).complex;
+  const bool bf16_chunked = first.io_dtype == DType::bfloat16 && first.builtin->schedule.kind != Schedule::Kind::sequential;
   EXPECT_EQ(classes.size(), complex ? (bf16_chunked ? 4u : 2u) : 1u);
-  for (const Point& p : sweep_points(first.plan)) {
+  for (const Point& p : sweep_points(first.builtin->schedule)) {
     if (p.length < 3 && !p.wide) continue;
     const Case& c = case_of(key(p));
     std::map<std::tuple<bool, bool>, std::pair<const BackendInfo*, Outputs>> first_of;
     for (const BackendInfo* b : variants) {
-      SCOPED_TRACE(describe(*b, key(p)));
+      SCOPED_TRACE(trace_of(*b, key(p)));
       Outputs out = run_backend(*b, c, Executor::host);
       const auto [it, inserted] = first_of.try_emplace(numerics_of(*b), b, Outputs{});
       if (inserted) {
@@ -214,11 +218,11 @@ TEST_P(GatedGroup, FlagsThatMoveDataOnly) {
 
 TEST_P(GatedGroup, Deterministic) {
   const std::vector<const BackendInfo*> variants = members();
-  const std::vector<Point> points = sweep_points(variants.front()->plan);
+  const std::vector<Point> points = sweep_points(variants.front()->builtin->schedule);
   const Point longest = *std::max_element(points.begin(), points.end(),
                                           [](const Point& x, const Point& y) { return x.length < y.length; });
   for (const BackendInfo* b : variants) {
-    SCOPED_TRACE(describe(*b, key(longest)));
+    SCOPED_TRACE(trace_of(*b, key(longest)));
     const Case& c = case_of(key(longest));
     expect_bitwise_equal(run_backend(*b, c, Executor::host), run_backend(*b, c, Executor::host));
   }
@@ -233,40 +237,41 @@ INSTANTIATE_TEST_SUITE_P(Registry, GatedGroup, testing::ValuesIn(group_names()),
 TEST(GatedRegistry, ProductionNamesExist) {
   for (const char* dtype : {"fp32", "bf16"}) {
     SCOPED_TRACE(dtype);
-    const BackendInfo& r = find_backend(fmt::format("rglru/fused_grouped_prefix32_hierarchical_chunk16@{}", dtype));
-    EXPECT_EQ(r.flags, std::vector<std::string>{"fused"});
-    EXPECT_EQ(r.plan.kind, Schedule::Kind::hierarchical);
-    EXPECT_EQ(r.plan.group, 32);
-    EXPECT_EQ(r.plan.chunk, 16);
-    const BackendInfo& c1 = find_backend(fmt::format("complex_rglru/fused_output_fused_write_shared_sfu_chunk32@{}", dtype));
-    EXPECT_EQ(c1.flags, (std::vector<std::string>{"fused_output", "fused_write", "shared_sfu"}));
-    EXPECT_EQ(c1.plan.kind, Schedule::Kind::chunked);
-    EXPECT_EQ(c1.plan.chunk, 32);
-    const BackendInfo& c2 = find_backend(fmt::format(
-        "complex_rglru/fused_output_fused_write_shared_sfu_grouped_prefix64_hierarchical_chunk32@{}", dtype));
-    EXPECT_EQ(c2.plan.group, 64);
-    EXPECT_EQ(c2.plan.chunk, 32);
+    const Variant& r = *find_backend(fmt::format("rglru/fused_grouped_prefix32_hierarchical_chunk16@{}", dtype)).builtin;
+    EXPECT_EQ(r.flags, VariantFlags{.fused = true});
+    EXPECT_EQ(r.schedule.kind, Schedule::Kind::hierarchical);
+    EXPECT_EQ(r.schedule.group, 32);
+    EXPECT_EQ(r.schedule.chunk, 16);
+    const Variant& c1 =
+        *find_backend(fmt::format("complex_rglru/fused_output_fused_write_shared_sfu_chunk32@{}", dtype)).builtin;
+    EXPECT_EQ(c1.flags, (VariantFlags{.fused_output = true, .fused_write = true, .shared_sfu = true}));
+    EXPECT_EQ(c1.schedule.kind, Schedule::Kind::chunked);
+    EXPECT_EQ(c1.schedule.chunk, 32);
+    const Variant& c2 = *find_backend(fmt::format(
+        "complex_rglru/fused_output_fused_write_shared_sfu_grouped_prefix64_hierarchical_chunk32@{}", dtype)).builtin;
+    EXPECT_EQ(c2.schedule.group, 64);
+    EXPECT_EQ(c2.schedule.chunk, 32);
   }
 }
 
 TEST(GatedRegistry, EveryMeaningfulFlagCombination) {
-  std::map<std::string, std::set<std::vector<std::string>>> by_group;
+  using FlagSet = std::tuple<bool, bool, bool, bool>;
+  std::map<std::string, std::set<FlagSet>> by_group;
   for (const BackendInfo& b : registry()) {
-    if (!is_gated(b.architecture)) continue;
+    if (!b.builtin || describe(b.architecture).family != Family::gated_layer) continue;
     SCOPED_TRACE(b.name);
-    const std::string flags = fmt::format("{}", fmt::join(b.flags, "_"));
-    EXPECT_EQ(b.variant, flags.empty() ? b.schedule : flags + "_" + b.schedule);
-    EXPECT_TRUE(by_group[fmt::format("{}/{}@{}", to_string(b.architecture), b.schedule, dtype_token(b.io_dtype))]
-                    .insert(b.flags)
-                    .second);
-    if (b.architecture == Architecture::rglru) {
-      EXPECT_TRUE(b.flags.empty() || b.flags == std::vector<std::string>{"fused"});
+    const VariantFlags& f = b.builtin->flags;
+    EXPECT_EQ(b.variant, to_string(*b.builtin));
+    EXPECT_TRUE(by_group[group_of(b)].insert({f.fused, f.fused_output, f.fused_write, f.shared_sfu}).second);
+    if (!describe(b.architecture).complex) {
+      EXPECT_TRUE(f == VariantFlags{} || f == VariantFlags{.fused = true});
     }
   }
   EXPECT_EQ(by_group.size(), 2u * 8u * 2u);  // architectures x schedules x dtypes
   for (const auto& [group, sets] : by_group) {
     SCOPED_TRACE(group);
-    const bool complex = group.rfind("complex_rglru/", 0) == 0, sequential = group.find("/sequential@") != std::string::npos;
+    const BackendName name = parse_backend_name(group);
+    const bool complex = describe(name.architecture).complex, sequential = name.variant == "sequential";
     // complex: fused x fused_output x fused_write x shared_sfu, fused_write only where there are chunks.
     EXPECT_EQ(sets.size(), complex ? (sequential ? 8u : 16u) : 2u);
   }

@@ -32,6 +32,7 @@
 
 #include <fmt/format.h>
 
+#include "core/architectures.hpp"
 #include "backends/backend.hpp"
 #include "backends/host/host_executor.hpp"
 #include "backends/kernels/affine_scan/schedules.hpp"
@@ -71,7 +72,7 @@ struct CaseKey {
 
 //! B = 2 (batch entries index separately); W not a multiple of 32 (no channel tiling can hide a tail):
 //! 6 real channels, or 5 complex channels (W = 10, merged [Re | Im]).
-Shape sweep_shape(Architecture a, std::int64_t length) { return {2, length, is_complex(a) ? 10 : 6, 1}; }
+Shape sweep_shape(Architecture a, std::int64_t length) { return {2, length, describe(a).complex ? 10 : 6, 1}; }
 
 std::uint64_t seed_of(const Point& p) {
   return 1000 + 16 * static_cast<std::uint64_t>(p.length) + 4 * static_cast<std::uint64_t>(p.regime) +
@@ -90,7 +91,7 @@ CaseRequest request_of(const CaseKey& k) {
   return r;
 }
 
-std::string describe(const BackendInfo& b, const CaseKey& k) {
+std::string trace_of(const BackendInfo& b, const CaseKey& k) {
   const CaseRequest r = request_of(k);
   return fmt::format("{} on {} seed={} regime={} h0={} dh_last={}", b.name, to_string(r.shape), r.seed,
                      to_string(r.regime), r.with_h0 ? "yes" : "no", r.with_dh_last ? "yes" : "no");
@@ -143,22 +144,23 @@ std::vector<Point> points_of(const std::vector<std::int64_t>& lengths) {
 //!     (chunk64's long lengths 2047, 2049, 6149 coincide with grouped_prefix64_hierarchical_chunk32's).
 //!   sequential: every case of the other schedules of its architecture and dtype, plus boundary_lengths(1, 1).
 std::vector<Point> sweep_points(const BackendInfo& b) {
-  switch (b.plan.kind) {
-    case Schedule::Kind::hierarchical: return points_of(boundary_lengths(b.plan.chunk, b.plan.group));
-    case Schedule::Kind::chunked: return points_of(boundary_lengths(b.plan.chunk, 32));
+  const Schedule& schedule = b.builtin->schedule;
+  switch (schedule.kind) {
+    case Schedule::Kind::hierarchical: return points_of(boundary_lengths(schedule.chunk, schedule.group));
+    case Schedule::Kind::chunked: return points_of(boundary_lengths(schedule.chunk, 32));
     case Schedule::Kind::sequential: break;
   }
   std::set<Point> all;
   for (const Point& p : points_of(boundary_lengths(1, 1))) all.insert(p);
   for (const BackendInfo& other : registry())
-    if (other.architecture == b.architecture && other.io_dtype == b.io_dtype && other.flags == b.flags &&
-        other.plan.kind != Schedule::Kind::sequential)
+    if (other.builtin && other.architecture == b.architecture && other.io_dtype == b.io_dtype &&
+        other.builtin->flags == b.builtin->flags && other.builtin->schedule.kind != Schedule::Kind::sequential)
       for (const Point& p : sweep_points(other)) all.insert(p);
   return {all.begin(), all.end()};
 }
 
 const BackendInfo& sequential_of(const BackendInfo& b) {
-  return find_backend(fmt::format("{}/sequential@{}", to_string(b.architecture), dtype_token(b.io_dtype)));
+  return baseline_backend(b.architecture, b.io_dtype);
 }
 
 //! Invariant: h[:, L-1, :] is h_last rounded to the io dtype (h_last is a float32 state).
@@ -176,7 +178,8 @@ void expect_h_last_is_last_h(const Outputs& out, DType io) {
 std::vector<std::string> backend_names(bool chunked_only) {
   std::vector<std::string> names;
   for (const BackendInfo& b : registry())
-    if (!is_gated(b.architecture) && (!chunked_only || b.plan.kind != Schedule::Kind::sequential))
+    if (b.builtin && describe(b.architecture).family == Family::affine_scan &&
+        (!chunked_only || b.builtin->schedule.kind != Schedule::Kind::sequential))
       names.push_back(b.name);
   return names;
 }
@@ -191,7 +194,7 @@ TEST_P(ScanBackend, MatchesReference) {
   const BackendInfo& b = backend();
   for (const Point& p : sweep_points(b)) {
     const CaseKey k = key(p);
-    SCOPED_TRACE(describe(b, k));
+    SCOPED_TRACE(trace_of(b, k));
     const Outputs out = run_backend(b, case_of(k), Executor::host);
     expect_h_last_is_last_h(out, b.io_dtype);
     expect_outputs_close(out, reference_of(k), tolerance(b.io_dtype), "reference");
@@ -206,7 +209,7 @@ TEST_P(ScanSchedule, AgreesWithSequential) {
   const BackendInfo& seq = sequential_of(b);
   for (const Point& p : sweep_points(b)) {
     const CaseKey k = key(p);
-    SCOPED_TRACE(describe(b, k));
+    SCOPED_TRACE(trace_of(b, k));
     const Case& c = case_of(k);
     expect_outputs_close(run_backend(b, c, Executor::host), run_backend(seq, c, Executor::host),
                          tolerance(b.io_dtype), "sequential");
@@ -219,7 +222,7 @@ TEST_P(ScanBackend, Deterministic) {
   const std::vector<Point> points = sweep_points(b);
   const CaseKey k = key(*std::max_element(points.begin(), points.end(),
                                           [](const Point& x, const Point& y) { return x.length < y.length; }));
-  SCOPED_TRACE(describe(b, k));
+  SCOPED_TRACE(trace_of(b, k));
   const Case& c = case_of(k);
   expect_bitwise_equal(run_backend(b, c, Executor::host), run_backend(b, c, Executor::host));
 }
@@ -234,23 +237,16 @@ TEST(ScanBackendRegistry, NamesAndPlans) {
   for (const BackendInfo& b : registry()) {
     SCOPED_TRACE(b.name);
     EXPECT_TRUE(names.insert(b.name).second) << "duplicate name";
-    EXPECT_EQ(b.name, fmt::format("{}/{}@{}", to_string(b.architecture), b.variant, dtype_token(b.io_dtype)));
     EXPECT_EQ(&find_backend(b.name), &b);
-    std::string expected;
-    switch (b.plan.kind) {
-      case Schedule::Kind::sequential: expected = "sequential"; break;
-      case Schedule::Kind::chunked: expected = fmt::format("chunk{}", b.plan.chunk); break;
-      case Schedule::Kind::hierarchical:
-        expected = fmt::format("grouped_prefix{}_hierarchical_chunk{}", b.plan.group, b.plan.chunk);
-        break;
-    }
-    EXPECT_EQ(b.schedule, expected);
+    ASSERT_TRUE(b.builtin);  // only built-ins are registered in a test process
+    EXPECT_EQ(parse_backend_name(b.name), (BackendName{"", b.architecture, b.variant, b.io_dtype}));
+    EXPECT_EQ(b.variant, to_string(*b.builtin));
   }
   EXPECT_EQ(std::count_if(registry().begin(), registry().end(),
-                          [](const BackendInfo& b) { return !is_gated(b.architecture); }),
+                          [](const BackendInfo& b) { return describe(b.architecture).family == Family::affine_scan; }),
             32);  // 2 architectures x 8 schedules x 2 dtypes
-  EXPECT_EQ(find_backend("complex_scan/grouped_prefix32_hierarchical_chunk16@bf16").plan.group, 32);
-  EXPECT_EQ(find_backend("scan/grouped_prefix64_hierarchical_chunk32@fp32").plan.chunk, 32);
+  EXPECT_EQ(find_backend("complex_scan/grouped_prefix32_hierarchical_chunk16@bf16").builtin->schedule.group, 32);
+  EXPECT_EQ(find_backend("scan/grouped_prefix64_hierarchical_chunk32@fp32").builtin->schedule.chunk, 32);
   EXPECT_EQ(built_executors().front(), Executor::host);
 }
 
@@ -266,9 +262,8 @@ TEST(ScanBackendErrors, DtypeMismatch) {
   for (Architecture a : {Architecture::scan, Architecture::complex_scan}) {
     const Case& fp32 = case_of({a, DType::float32, p});
     const Case& bf16 = case_of({a, DType::bfloat16, p});
-    const std::string arch(to_string(a));
-    const BackendInfo& bf16_backend = find_backend(arch + "/chunk16@bf16");
-    const BackendInfo& fp32_backend = find_backend(arch + "/sequential@fp32");
+    const BackendInfo& bf16_backend = find_backend(to_string(BackendName{"", a, "chunk16", DType::bfloat16}));
+    const BackendInfo& fp32_backend = baseline_backend(a, DType::float32);
     const std::string m1 = input_error([&] { run_backend(bf16_backend, fp32, Executor::host); });
     EXPECT_NE(m1.find("bf16"), std::string::npos) << m1;
     EXPECT_NE(m1.find("float32"), std::string::npos) << m1;
@@ -312,7 +307,7 @@ C32 conj(C32 x) { return {x.re, -x.im}; }
 //! recurrences.md §1 as a plain loop over (batch, channel) in float32, io values rounded to the io dtype where
 //! they are stored (h, da, db), states (h_last, dh0) in float32; the backward reads the stored h.
 Outputs plain_loop(const Case& c) {
-  const bool complex = is_complex(c.architecture);
+  const bool complex = describe(c.architecture).complex;
   const std::int64_t B = c.shape.batch, L = c.shape.length, W = c.shape.width;
   const std::int64_t channels = complex ? W / 2 : W, im = complex ? W / 2 : 0;
   const auto io = [&](float v) { return round_to(c.io_dtype, v); };
@@ -360,10 +355,10 @@ Outputs plain_loop(const Case& c) {
 TEST(ScanSequential, EqualsPlainLoopBitwise) {
   for (Architecture arch : {Architecture::scan, Architecture::complex_scan})
     for (DType dtype : {DType::float32, DType::bfloat16}) {
-      const BackendInfo& b = find_backend(fmt::format("{}/sequential@{}", to_string(arch), dtype_token(dtype)));
+      const BackendInfo& b = baseline_backend(arch, dtype);
       for (const Point& p : points_of({1, 2, 17, 64, 1025})) {
         const CaseKey k{arch, dtype, p};
-        SCOPED_TRACE(describe(b, k));
+        SCOPED_TRACE(trace_of(b, k));
         const Case& c = case_of(k);
         expect_bitwise_equal(run_backend(b, c, Executor::host), plain_loop(c));
       }

@@ -279,7 +279,7 @@ void rglru_plain(benchmark::State& state) {
 //! down in the run). Reports the whole run minus its GEMMs, or (kernels_only) the sum of its launches.
 void rglru_twin(benchmark::State& state, const std::string& backend, bool kernels_only) {
   const BackendInfo& info = find_backend(backend);
-  const backends::GatedFlags flags = backends::gated_flags(info);
+  const backends::VariantFlags flags = info.builtin->flags;
   TwinOutputs out;
   const backends::GatedArrays io = backends::gated_arrays(bench_case(), &out.tensors);
   Seconds timed_total, gemm_total;
@@ -288,7 +288,7 @@ void rglru_twin(benchmark::State& state, const std::string& backend, bool kernel
     const Stopwatch watch;
     {
       TimedHostExecutor ex(1);
-      backends::run_gated(ex, io, flags, info.plan);
+      backends::run_gated(ex, io, flags, info.builtin->schedule);
       gemms = ex.gemms;
       launches = ex.launches;
     }
@@ -334,7 +334,7 @@ bool plain_matches_twin() {
   plain_rglru(in, plain);
   TwinOutputs twin;
   const BackendInfo& info = find_backend(backend_of("sequential"));
-  backends::run_gated_host(backends::gated_arrays(bench_case(), &twin.tensors), backends::gated_flags(info), info.plan, 1);
+  backends::run_gated_host(backends::gated_arrays(bench_case(), &twin.tensors), info.builtin->flags, info.builtin->schedule, 1);
 
   std::vector<double> abs_x(bench_width), abs_a(bench_width), abs_p(bench_width);
   const float* a_param = in.a_param;

@@ -88,8 +88,8 @@ int main(int argc, char** argv) {
       r.seed = 1;
       r.io_dtype = dtype;
       const Case c = make_case(r);
-      const backends::GatedFlags flags = backends::gated_flags(b);
-      const backends::GatedTiming t = backends::time_gated_cuda(backends::gated_arrays(c, nullptr), flags, b.plan, 3, repeats);
+      const backends::VariantFlags flags = b.builtin->flags;
+      const backends::GatedTiming t = backends::time_gated_cuda(backends::gated_arrays(c, nullptr), flags, b.builtin->schedule, 3, repeats);
       const double roofline_ms = t.backward_outside_gemm_bytes / copy_rate * 1e3;
       const auto range = [](const backends::PhaseTiming& p) {
         char text[64];

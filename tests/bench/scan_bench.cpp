@@ -138,11 +138,11 @@ void scan_plain(benchmark::State& state) {
 
 //! The whole host run of the backend, as run_backend does it.
 void scan_twin(benchmark::State& state, const std::string& backend, int threads) {
-  const kernels::Schedule plan = find_backend(backend).plan;
+  const kernels::Schedule schedule = find_backend(backend).builtin->schedule;
   OutputArrays out;
   const backends::ScanArrays io = scan_arrays(bench_case(), out);
   for (auto _ : state) {
-    backends::run_scan_host(io, plan, threads);
+    backends::run_scan_host(io, schedule, threads);
     benchmark::ClobberMemory();
   }
   count_element_steps(state);
@@ -151,14 +151,14 @@ void scan_twin(benchmark::State& state, const std::string& backend, int threads)
 #if defined(__GLIBC__)
 //! The whole run on fresh memory: the heap's free pages are returned to the system before each run.
 void scan_twin_fresh_memory(benchmark::State& state, const std::string& backend) {
-  const kernels::Schedule plan = find_backend(backend).plan;
+  const kernels::Schedule schedule = find_backend(backend).builtin->schedule;
   OutputArrays out;
   const backends::ScanArrays io = scan_arrays(bench_case(), out);
   for (auto _ : state) {
     state.PauseTiming();
     malloc_trim(0);
     state.ResumeTiming();
-    backends::run_scan_host(io, plan, 1);
+    backends::run_scan_host(io, schedule, 1);
     benchmark::ClobberMemory();
   }
   count_element_steps(state);
@@ -168,7 +168,7 @@ void scan_twin_fresh_memory(benchmark::State& state, const std::string& backend)
 //! The forward and backward launches alone (run_scan without upload, output and download). Each
 //! iteration gets a fresh executor (set up untimed) so scratch buffers do not pile up across iterations.
 void scan_twin_kernels(benchmark::State& state, const std::string& backend) {
-  const kernels::Schedule plan = find_backend(backend).plan;
+  const kernels::Schedule schedule = find_backend(backend).builtin->schedule;
   OutputArrays out;
   const backends::ScanArrays io = scan_arrays(bench_case(), out);
   for (auto _ : state) {
@@ -177,8 +177,8 @@ void scan_twin_kernels(benchmark::State& state, const std::string& backend) {
       backends::HostExecutor ex;
       const auto on = backends::ScanOnExecutor<float, float>::upload(ex, io);
       state.ResumeTiming();
-      kernels::run_affine_scan(ex, on.forward, plan);
-      kernels::run_affine_scan(ex, on.backward, plan);
+      kernels::run_affine_scan(ex, on.forward, schedule);
+      kernels::run_affine_scan(ex, on.backward, schedule);
       benchmark::DoNotOptimize(on.forward.h);
       benchmark::ClobberMemory();
       state.PauseTiming();

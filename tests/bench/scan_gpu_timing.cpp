@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "core/architectures.hpp"
 #include "backends/backend.hpp"
+#include "backends/case_arrays.hpp"
 #include "backends/cuda/device.hpp"
 #include "backends/cuda/scan_timing.hpp"
 #include "core/generate.hpp"
@@ -36,19 +38,10 @@ int main(int argc, char** argv) {
         r.seed = 1;
         r.io_dtype = dtype;
         const Case c = make_case(r);
-        backends::ScanArrays io;
-        const std::int64_t channels = state_channels(arch, shape);
-        io.geometry = {shape.batch, shape.length, shape.width, channels, is_complex(arch) ? channels : 0};
-        io.complex = is_complex(arch);
-        io.bf16_io = dtype == DType::bfloat16;
-        io.a = c.at("a").data();
-        io.b = c.at("b").data();
-        io.dh = c.at("dh").data();
-        io.h0 = c.at("h0").data();
-        io.dh_last = c.at("dh_last").data();
+        const backends::ScanArrays io = backends::scan_arrays(c, nullptr);
         for (const BackendInfo& b : registry()) {
           if (b.architecture != arch || b.io_dtype != dtype) continue;
-          const auto t = backends::time_scan_cuda(io, b.plan, 3, repeats);
+          const auto t = backends::time_scan_cuda(io, b.builtin->schedule, 3, repeats);
           const auto pct = [&](double bytes, double ms) { return 100.0 * bytes / (ms * 1e-3) / copy_rate; };
           std::printf("| %s | (%lld, %lld, %lld) | %.3f [%.3f, %.3f] | %.3f [%.3f, %.3f] | %.0f%% | %.0f%% |\n",
                       b.name.c_str(), static_cast<long long>(shape.batch), static_cast<long long>(shape.length),

@@ -198,18 +198,18 @@ TEST(CaseDir, RejectsBrokenDirectoriesNamingTheProblem) {
   EXPECT_TRUE(
       contains(load_error(rglru, [](const fs::path& d) { test::write_file(d / "case.json", "{"); }), "case.json: "));
   EXPECT_TRUE(contains(load_error(rglru, [](const fs::path& d) { test::write_file(d / "case.json", "[1]"); }),
-                       "not a JSON object"));
+                       "expected a JSON object"));
   EXPECT_TRUE(
       contains(load_error(rglru, [](const fs::path& d) { edit_json(d, [](auto& j) { j["architecture"] = "lstm"; }); }),
-               "case.json: unknown architecture 'lstm'"));
+               "case.json: architecture: unknown architecture 'lstm'"));
   EXPECT_TRUE(contains(load_error(rglru, [](const fs::path& d) { edit_json(d, [](auto& j) { j.erase("io_dtype"); }); }),
-                       "case.json: no \"io_dtype\""));
+                       "case.json: missing field 'io_dtype'"));
   EXPECT_TRUE(contains(load_error(rglru, [](const fs::path& d) { edit_json(d, [](auto& j) { j["seed"] = -1; }); }),
-                       "\"seed\" must be an unsigned integer"));
+                       "case.json: seed: expected a non-negative integer"));
   EXPECT_TRUE(contains(load_error(rglru, [](const fs::path& d) { edit_json(d, [](auto& j) { j["heads"] = 3; }); }),
                        "W = 4 is not divisible by H = 3"));
   EXPECT_TRUE(contains(load_error(rglru, [](const fs::path& d) { edit_json(d, [](auto& j) { j["heads"] = "2"; }); }),
-                       "\"heads\" must be an integer"));
+                       "case.json: heads: expected an integer"));
   EXPECT_TRUE(contains(load_error(rglru,
                                   [](const fs::path& d) {
                                     write_npy(d / "dy.npy", Tensor<float>({2, 3, 5}));

@@ -75,9 +75,9 @@ TEST(Mutation, EveryMutantIsCaughtAndShrunk) {
       continue;
     }
     ++killed;
-    const SearchFinding& f = *outcome.finding;
+    const Finding& f = *outcome.finding;
     const Shape& s = f.request.shape;
-    const std::int64_t chunk = base.plan.kind == kernels::Schedule::Kind::sequential ? 1 : base.plan.chunk;
+    const std::int64_t chunk = base.builtin->schedule.kind == kernels::Schedule::Kind::sequential ? 1 : base.builtin->schedule.chunk;
     const std::string reason = f.message.substr(0, f.message.find(':') == std::string::npos ? 40 : f.message.find(':') + 60);
     table += fmt::format("{:<42} {:<62} {:>6} {:>7} {:>5} {:>5}  {}\n", m.name, m.base, f.cases_until_failure,
                          f.shrink_steps, s.batch, s.length, reason);

@@ -66,7 +66,7 @@ class BackendProperties : public testing::TestWithParam<Param> {
                   static_cast<unsigned long long>(options.seed), seconds);
       return;
     }
-    const SearchFinding& f = *out.finding;
+    const Finding& f = *out.finding;
     std::filesystem::path dir;
     std::string saved;
     try {
@@ -76,7 +76,7 @@ class BackendProperties : public testing::TestWithParam<Param> {
       saved = fmt::format("(not saved: {})", e.what());
     }
     ADD_FAILURE() << id << " fails after " << f.cases_until_failure << " cases; shrunk in " << f.shrink_steps
-                  << " steps (" << f.shrink_tries << " tried) to\n  " << format_request(f.request) << "\n"
+                  << " steps (" << f.shrink_tries << " tried) to\n  " << to_string(f.request) << "\n"
                   << f.message << "\nsaved: " << saved << "\nrepro:\n  "
                   << fmt::format("{}", fmt::join(repro_lines(f, dir / "case"), "\n  "));
   }

@@ -15,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include "core/architectures.hpp"
 #include "backends/backend.hpp"
 #include "core/generate.hpp"
 #include "properties/compare.hpp"
@@ -36,7 +37,7 @@ CaseRequest case_request(Architecture a, DType io, int i) {
   static constexpr std::int64_t lengths[] = {1, 15, 17, 33, 64, 65, 129, 513, 2, 47, 31, 100};
   static constexpr Regime regimes[] = {Regime::default_, Regime::long_memory, Regime::resets, Regime::extreme,
                                        Regime::clip};
-  const bool complex = is_complex(a), gated = is_gated(a);
+  const bool complex = describe(a).complex, gated = (describe(a).family == Family::gated_layer);
   const std::int64_t heads = gated ? 1 + i % 3 : 1;
   const std::int64_t per_head = 3 + (i * 5) % 7;  // channels per head
   CaseRequest r;
@@ -57,7 +58,7 @@ TEST_P(PolicyCalibration, EveryBackendPassesTheDefaultPolicy) {
   const Param p = GetParam();
   const TolerancePolicy policy;
   const BackendInfo& baseline =
-      find_backend(fmt::format("{}/sequential@{}", to_string(p.architecture), dtype_token(p.io_dtype)));
+      baseline_backend(p.architecture, p.io_dtype);
   std::vector<const BackendInfo*> backends;
   for (const BackendInfo& b : registry())
     if (b.architecture == p.architecture && b.io_dtype == p.io_dtype) backends.push_back(&b);

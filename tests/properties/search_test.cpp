@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 #include <rapidcheck/detail/Configuration.h>
 
+#include "core/architectures.hpp"
 #include "core/case_dir.hpp"
 #include "properties/generators.hpp"
 #include "properties/search.hpp"
@@ -42,7 +43,7 @@ TEST(Generators, RequestsAreValidAndWithinTheirSizeLimits) {
       for (int size = 0; size <= 100; size += 5)
         for (std::uint64_t seed = 0; seed < 20; ++seed) {
           const CaseRequest r = draw(a, d, seed * 7919 + static_cast<std::uint64_t>(size), size);
-          SCOPED_TRACE(fmt::format("size {}: {}", size, format_request(r)));
+          SCOPED_TRACE(fmt::format("size {}: {}", size, to_string(r)));
           const CaseLimits lim = limits_for_size(size, a);
           const Shape& s = r.shape;
           ASSERT_EQ(r.architecture, a);
@@ -52,13 +53,13 @@ TEST(Generators, RequestsAreValidAndWithinTheirSizeLimits) {
           EXPECT_LE(s.length, lim.max_length);
           EXPECT_LE(s.batch, lim.max_batch);
           EXPECT_LE(s.heads, lim.max_heads);
-          EXPECT_LE(s.width, std::max<std::int64_t>(lim.max_width, s.heads * (is_complex(a) ? 2 : 1)));
+          EXPECT_LE(s.width, std::max<std::int64_t>(lim.max_width, s.heads * (describe(a).complex ? 2 : 1)));
           if (s.batch * s.length * s.width > lim.max_elements) {
             EXPECT_EQ(s.heads, 1) << "over the element budget with H > 1";
             EXPECT_EQ(head_channels(a, s), 1) << "over the element budget with k > 1";
           }
           EXPECT_FALSE(r.regime == Regime::extreme && r.sqrt_gradient == SqrtGradient::exact);
-          if (!is_gated(a)) {
+          if (!(describe(a).family == Family::gated_layer)) {
             EXPECT_EQ(r.sqrt_gradient, SqrtGradient::bounded);
           }
         }
@@ -77,7 +78,7 @@ TEST(Generators, SizeZeroIsTheSmallestShapes) {
 TEST(Generators, SameRandomAndSizeGiveTheSameRequest) {
   const CaseRequest a = draw(Architecture::complex_rglru, DType::bfloat16, 99, 60);
   const CaseRequest b = draw(Architecture::complex_rglru, DType::bfloat16, 99, 60);
-  EXPECT_EQ(format_request(a), format_request(b));
+  EXPECT_EQ(to_string(a), to_string(b));
   EXPECT_EQ(a.seed, b.seed);
 }
 
@@ -132,7 +133,7 @@ TEST(Generators, ShrinksOnlyTowardsSmallerRequests) {
       auto shrinks = s.shrinks();
       while (auto child = shrinks.next()) {
         const CaseRequest c = child->value();
-        SCOPED_TRACE(format_request(r) + " -> " + format_request(c));
+        SCOPED_TRACE(to_string(r) + " -> " + to_string(c));
         ++count;
         EXPECT_EQ(c.seed, r.seed);
         EXPECT_LE(c.shape.batch, r.shape.batch);
@@ -147,7 +148,7 @@ TEST(Generators, ShrinksOnlyTowardsSmallerRequests) {
       const bool minimal = r.shape.batch == 1 && r.shape.length == 1 && r.shape.heads == 1 &&
                            head_channels(a, r.shape) == 1 && r.regime == Regime::default_ && r.with_h0 &&
                            r.with_dh_last && r.sqrt_gradient == SqrtGradient::bounded;
-      EXPECT_EQ(count == 0, minimal) << format_request(r);
+      EXPECT_EQ(count == 0, minimal) << to_string(r);
     }
 }
 
@@ -181,8 +182,8 @@ TEST(Search, ShrinksAFailureToItsMinimalRequest) {
     const SearchOutcome out = search(long_and_batched, Architecture::complex_rglru, DType::bfloat16,
                                      options("search_test/long_and_batched", 200, seed));
     ASSERT_TRUE(out.finding) << "seed " << seed;
-    const SearchFinding& f = *out.finding;
-    SCOPED_TRACE(format_request(f.request));
+    const Finding& f = *out.finding;
+    SCOPED_TRACE(to_string(f.request));
     EXPECT_EQ(f.request.shape.batch, 2);
     EXPECT_EQ(f.request.shape.length, 41);
     EXPECT_EQ(f.request.shape.heads, 1);
@@ -225,7 +226,7 @@ TEST(Search, ReproduceStringReplaysTheShrunkCase) {
   replay.reproduce = f->rc_reproduce.substr(prefix.size(), f->rc_reproduce.size() - prefix.size() - 1);
   const SearchOutcome again = search(long_and_batched, Architecture::rglru, DType::float32, replay);
   ASSERT_TRUE(again.finding);
-  EXPECT_EQ(format_request(again.finding->request), format_request(f->request));
+  EXPECT_EQ(to_string(again.finding->request), to_string(f->request));
   EXPECT_EQ(again.finding->request.seed, f->request.seed);
   EXPECT_EQ(again.cases, 1);
 
@@ -286,7 +287,7 @@ TEST(Search, OptionsComeFromRcParamsOrTheDefaults) {
   EXPECT_EQ("reproduce=" + o.reproduce, value);
   const auto again = find_failure(long_and_batched, Architecture::scan, DType::bfloat16, o);
   ASSERT_TRUE(again);
-  EXPECT_EQ(format_request(again->request), format_request(f->request));
+  EXPECT_EQ(to_string(again->request), to_string(f->request));
 }
 
 TEST(Search, NeverFailingPredicateHasNoFinding) {
@@ -351,13 +352,25 @@ TEST(Search, SavedFindingHoldsTheCaseAndItsRepro) {
   const nlohmann::json j = nlohmann::json::parse(scancheck::test::read_file(saved / "finding.json"));
   EXPECT_EQ(j.at("property"), "search_test/save");
   EXPECT_EQ(j.at("backend"), "scan/chunk16@fp32");
-  EXPECT_EQ(j.at("request").at("shape").at("length"), 41);
+  EXPECT_EQ(j.at("request").at("shape").at(1), 41);  // [B, L, W, H]
+  EXPECT_EQ(j.at("format"), "scancheck-finding");
   EXPECT_EQ(j.at("rc_params"), f->rc_reproduce);
   EXPECT_EQ(j.at("cases_until_failure"), f->cases_until_failure);
   const std::string readme = scancheck::test::read_file(saved / "README.txt");
   EXPECT_TRUE(scancheck::test::contains(
       readme, fmt::format("scancheck check --case {} --backend 'scan/chunk16@fp32'", (saved / "case").string())));
   EXPECT_TRUE(scancheck::test::contains(readme, f->rc_reproduce));
+  // finding.json reads back; one of an earlier scancheck (no "format") is refused with a clear line.
+  const Finding back = load_finding(saved);
+  EXPECT_EQ(to_string(back.request), to_string(f->request));
+  EXPECT_EQ(back.backend, f->backend);
+  EXPECT_EQ(back.message, f->message);
+  EXPECT_EQ(back.rc_reproduce, f->rc_reproduce);
+  nlohmann::json old = j;
+  old.erase("format");
+  scancheck::test::write_file(saved / "finding.json", old.dump());
+  EXPECT_TRUE(scancheck::test::contains(scancheck::test::input_error([&] { load_finding(saved); }),
+                                        "a finding of an earlier scancheck"));
 }
 
 }  // namespace

@@ -39,8 +39,8 @@ TEST(Soak, NoCorrectBackendEverFails) {
               static_cast<unsigned long long>(o.seed));
   EXPECT_EQ(p.cases, *o.cases);
   for (const Finding& f : p.findings)
-    ADD_FAILURE() << f.backend << " on case " << f.case_index << ", shrunk to " << describe_request(f.shrunk) << ": "
-                  << f.reason;
+    ADD_FAILURE() << f.backend << " on case " << f.cases_until_failure << ", shrunk to " << to_string(f.request)
+                  << ": " << f.message;
 }
 
 }  // namespace

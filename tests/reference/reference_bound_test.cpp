@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "core/architectures.hpp"
 #include "reference_test_support.hpp"
 
 namespace scancheck::reftest {
@@ -51,7 +52,7 @@ int check_case(const Case& c, std::map<std::string, BoundStats>& stats, const st
       const bool ok = std::isfinite(f) && !std::isnan(bnd) && err <= bnd;
       if (!ok) {
         if (++violations <= 5)
-          ADD_FAILURE() << describe(c) << ": " << name << " at " << index_string(values.dims(), i) << ": float32 "
+          ADD_FAILURE() << trace_of(c) << ": " << name << " at " << index_string(values.dims(), i) << ": float32 "
                         << std::setprecision(9) << f << ", exact " << std::setprecision(17) << e << ", |error| " << err
                         << " > bound " << bnd;
         continue;
@@ -107,11 +108,11 @@ TEST_P(BoundHolds, Float32SequentialIsWithinTheBound) {
     for (const DType dtype : {DType::float32, DType::bfloat16})
       for (int repeat = 0; repeat < (dtype == DType::float32 ? 6 : 2); ++repeat) {
         ++seed;
-        const SqrtGradient sqrt = is_gated(arch) && repeat % 2 == 1 ? SqrtGradient::exact : SqrtGradient::bounded;
+        const SqrtGradient sqrt = (describe(arch).family == Family::gated_layer) && repeat % 2 == 1 ? SqrtGradient::exact : SqrtGradient::bounded;
         const bool optional_tensors = repeat % 3 != 2;
         const Case c =
             make_case(request(arch, shapes[repeat % 4], seed, regime, dtype, sqrt, optional_tensors, optional_tensors));
-        SCOPED_TRACE(describe(c));
+        SCOPED_TRACE(trace_of(c));
         const std::string key = std::string(to_string(regime)) + (dtype == DType::bfloat16 ? "/bf16" : "/f32");
         violations += check_case(c, stats, key);
       }

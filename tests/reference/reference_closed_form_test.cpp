@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/architectures.hpp"
 #include "reference_test_support.hpp"
 
 namespace scancheck::reftest {
@@ -61,7 +62,7 @@ bool same(const F& x, const F& y) {
 //! Reads element (row, channel) of a [rows, W] case tensor as a field value (merged layout for complex).
 template <class F>
 F element(const Case& c, const std::string& name, std::int64_t row, std::int64_t channel) {
-  const std::int64_t Wc = is_complex(c.architecture) ? c.shape.width / 2 : 0;
+  const std::int64_t Wc = describe(c.architecture).complex ? c.shape.width / 2 : 0;
   return ref::read_channel<F>(c.at(name).data() + row * c.shape.width, channel, Wc);
 }
 
@@ -354,7 +355,7 @@ INSTANTIATE_TEST_SUITE_P(Gated, GatedResetSplit, ::testing::Values(Architecture:
 // and dh0 = conj(at_0) (dy_0 + dh_last); batch entry 1 resets at t = 0: h_0 = x gx, dh0 = 0.
 TEST_P(GatedResetSplit, LengthOneIsOneStep) {
   const Architecture arch = GetParam();
-  const bool complex = is_complex(arch);
+  const bool complex = describe(arch).complex;
   const Shape s{2, 1, 8, 1};
   Case c = blank_case(arch, s);
   std::uint64_t stream = 1;

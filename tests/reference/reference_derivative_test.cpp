@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "core/architectures.hpp"
 #include "reference_test_support.hpp"
 
 namespace scancheck::reftest {
@@ -33,7 +34,7 @@ std::vector<DerivativeCase> derivative_cases(Architecture arch, bool with_clip =
   std::vector<DerivativeCase> cases;
   std::uint64_t seed = 1000 * static_cast<std::uint64_t>(arch);
   const std::vector<SqrtGradient> conventions =
-      is_gated(arch) ? std::vector<SqrtGradient>{SqrtGradient::bounded, SqrtGradient::exact}
+      (describe(arch).family == Family::gated_layer) ? std::vector<SqrtGradient>{SqrtGradient::bounded, SqrtGradient::exact}
                      : std::vector<SqrtGradient>{SqrtGradient::bounded};
   for (int repeat = 0; repeat < 2; ++repeat)
     for (const Regime regime : {Regime::default_, Regime::resets, Regime::long_memory})
@@ -55,7 +56,7 @@ std::vector<DerivativeCase> derivative_cases(Architecture arch, bool with_clip =
 
 //! The bounded convention differentiates only where its clip is inactive.
 void expect_clip_inactive_if_bounded(const Case& c) {
-  if (!is_gated(c.architecture) || c.sqrt_gradient != SqrtGradient::bounded) return;
+  if (!(describe(c.architecture).family == Family::gated_layer) || c.sqrt_gradient != SqrtGradient::bounded) return;
   ASSERT_GT(min_two_sqrt_q(c), 1e-3) << "the bounded convention's clip is active: not a true derivative";
 }
 
@@ -69,7 +70,7 @@ TEST_P(ForwardModeDerivative, BackwardIsTheGradient) {
   double worst_digits = 60;
   for (const DerivativeCase& dc : derivative_cases(GetParam())) {
     const Case c = make_case(dc.request);
-    SCOPED_TRACE(describe(c));
+    SCOPED_TRACE(trace_of(c));
     expect_clip_inactive_if_bounded(c);
     const Case dir = direction_case(c, dc.direction_seed);
 
@@ -83,7 +84,7 @@ TEST_P(ForwardModeDerivative, BackwardIsTheGradient) {
 
     // Negative control: where the clip is active, the bounded convention's gradient is not the derivative,
     // and the identity must say so (the check has the power to see a wrong d_a_param / dx).
-    if (c.provenance.regime == "clip" && is_gated(c.architecture)) {
+    if (c.provenance.regime == "clip" && (describe(c.architecture).family == Family::gated_layer)) {
       Case bounded = c;
       bounded.sqrt_gradient = SqrtGradient::bounded;
       const auto [wrong, wrong_scale] = gradient_dot(bounded, assemble_outputs<float128>(bounded), dir);
@@ -178,7 +179,7 @@ TEST_P(FiniteDifferenceDerivative, BackwardMatchesCentralDifferences) {
     // Half of the combinations keep the run short: both conventions and regimes still appear.
     if (dc.request.seed % 2 == 1 && dc.request.regime != Regime::clip) continue;
     const Case c = make_case(dc.request);
-    SCOPED_TRACE(describe(c));
+    SCOPED_TRACE(trace_of(c));
     expect_clip_inactive_if_bounded(c);
     const Case dir = direction_case(c, dc.direction_seed);
     with_field<mpfr50>(c.architecture, [&]<class F>(std::type_identity<F>) {

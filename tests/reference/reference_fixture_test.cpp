@@ -53,7 +53,7 @@ class RecurrentGemmaFixture : public ::testing::TestWithParam<fs::path> {};
 TEST_P(RecurrentGemmaFixture, AgreesWithPyTorch) {
   const fs::path dir = GetParam();
   const Case c = load_case(dir);
-  SCOPED_TRACE(dir.filename().string() + ": " + describe(c));
+  SCOPED_TRACE(dir.filename().string() + ": " + trace_of(c));
   const ReferenceResult r = compute_reference(c, options(Precision::float128, false));
   const double tolerance = tolerance_for(dir);
   double worst = 0;

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/architectures.hpp"
 #include "core/error.hpp"
 #include "reference_test_support.hpp"
 
@@ -107,7 +108,7 @@ TEST(SqrtGradientConvention, ClipChangesOnlyTheClippedGradients) {
 TEST(SqrtGradientConvention, InactiveClipGivesIdenticalResults) {
   for (const Architecture arch : {Architecture::rglru, Architecture::complex_rglru}) {
     Case c = make_case(request(arch, {2, 24, 8, 2}, 62, Regime::default_));
-    SCOPED_TRACE(describe(c));
+    SCOPED_TRACE(trace_of(c));
     ASSERT_GT(min_two_sqrt_q(c), 1e-3);
     c.sqrt_gradient = SqrtGradient::bounded;
     const ReferenceResult bounded = compute_reference(c, options(Precision::float128, false));
@@ -127,7 +128,7 @@ TEST(SqrtGradientConvention, InactiveClipGivesIdenticalResults) {
 std::map<std::string, Tensor<std::uint8_t>> expected_coverage(const Case& c, const std::vector<Block>& sample) {
   const Shape& s = c.shape;
   const std::int64_t L = s.length, W = s.width, H = s.heads;
-  const std::int64_t Wc = is_complex(c.architecture) ? W / 2 : 0;
+  const std::int64_t Wc = describe(c.architecture).complex ? W / 2 : 0;
   const std::int64_t K = state_channels(c.architecture, s) / H;  // state channels per head
   const std::int64_t Ki = W / H;                                 // gate inputs per head
   std::vector<std::vector<bool>> on(s.batch, std::vector<bool>(H, false));
@@ -169,7 +170,7 @@ class SampledAndThreaded : public ::testing::TestWithParam<Architecture> {};
 // on covered elements its values and bounds are bitwise those of the full run.
 TEST_P(SampledAndThreaded, SampledRunEqualsFullRunWhereCovered) {
   const Case c = make_case(request(GetParam(), {3, 12, 8, 2}, 71, Regime::resets));
-  SCOPED_TRACE(describe(c));
+  SCOPED_TRACE(trace_of(c));
   const ReferenceResult full = compute_reference(c, options(Precision::float128, true));
   // Head 0 in every batch entry (its parameter gradients covered); head 1 only in batch entry 1.
   const std::vector<Block> sample{{2, 0}, {0, 0}, {1, 1}, {1, 0}};
@@ -206,7 +207,7 @@ TEST_P(SampledAndThreaded, SampledRunEqualsFullRunWhereCovered) {
 // cross-block sums run in a fixed order).
 TEST_P(SampledAndThreaded, ThreadCountChangesNothing) {
   const Case c = make_case(request(GetParam(), {3, 12, 8, 2}, 72, Regime::default_));
-  SCOPED_TRACE(describe(c));
+  SCOPED_TRACE(trace_of(c));
   const ReferenceResult one = compute_reference(c, options(Precision::float128, true, 1));
   const ReferenceResult four = compute_reference(c, options(Precision::float128, true, 4));
   expect_all_bitwise_equal(one.values, four.values, "values, 1 vs 4 threads");

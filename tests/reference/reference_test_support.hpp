@@ -24,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/architectures.hpp"
 #include "core/case.hpp"
 #include "core/generate.hpp"
 #include "core/rng.hpp"
@@ -61,7 +62,7 @@ inline CaseRequest request(Architecture arch, Shape shape, std::uint64_t seed, R
 }
 
 //! "rglru B=2 L=7 W=8 H=2 regime=default seed=3 sqrt=bounded io=float32 h0 dh_last": for SCOPED_TRACE.
-inline std::string describe(const Case& c) {
+inline std::string trace_of(const Case& c) {
   std::ostringstream s;
   s << to_string(c.architecture) << ' ' << to_string(c.shape)
     << " regime=" << (c.provenance.regime.empty() ? "?" : c.provenance.regime)
@@ -84,7 +85,7 @@ inline Case blank_case(Architecture arch, Shape shape, bool with_h0 = true, bool
     if (spec.name == "dh_last" && !with_dh_last) continue;
     c.tensors.emplace(spec.name, Tensor<float>(spec.dims, 0.0f));
   }
-  if (is_gated(arch)) {
+  if ((describe(arch).family == Family::gated_layer)) {
     c.segment_pos = Tensor<std::int32_t>({shape.batch, shape.length});
     for (std::int64_t b = 0; b < shape.batch; ++b)
       for (std::int64_t t = 0; t < shape.length; ++t) c.segment_pos(b, t) = static_cast<std::int32_t>(t + 1);
@@ -119,7 +120,7 @@ inline Case direction_case(const Case& c, std::uint64_t seed) {
 
 //! Pairs (gradient output, the input it is the gradient of), for the dot product with a direction.
 inline std::vector<std::pair<std::string, std::string>> gradient_pairs(Architecture arch) {
-  if (!is_gated(arch)) return {{"da", "a"}, {"db", "b"}, {"dh0", "h0"}};
+  if (!(describe(arch).family == Family::gated_layer)) return {{"da", "a"}, {"db", "b"}, {"dh0", "h0"}};
   std::vector<std::pair<std::string, std::string>> p{{"dx", "x"},
                                                      {"dh0", "h0"},
                                                      {"d_a_param", "a_param"},
@@ -127,7 +128,7 @@ inline std::vector<std::pair<std::string, std::string>> gradient_pairs(Architect
                                                      {"d_input_gate_b", "input_gate_b"},
                                                      {"d_a_gate_w", "a_gate_w"},
                                                      {"d_a_gate_b", "a_gate_b"}};
-  if (is_complex(arch)) p.emplace_back("d_a_imag_param", "a_imag_param");
+  if (describe(arch).complex) p.emplace_back("d_a_imag_param", "a_imag_param");
   return p;
 }
 
@@ -146,7 +147,7 @@ inline ReferenceOptions options(Precision precision, bool bounds, int threads = 
 //! Calls fn(std::type_identity<F>{}) with F = S for the real kinds and Complex<S> for the complex kinds.
 template <class S, class Fn>
 decltype(auto) with_field(Architecture arch, Fn&& fn) {
-  if (is_complex(arch)) return fn(std::type_identity<Complex<S>>{});
+  if (describe(arch).complex) return fn(std::type_identity<Complex<S>>{});
   return fn(std::type_identity<S>{});
 }
 
@@ -235,12 +236,12 @@ template <class S>
 std::map<std::string, std::vector<S>> assemble_outputs(const Case& c) {
   const Shape& s = c.shape;
   const std::int64_t B = s.batch, L = s.length, W = s.width, H = s.heads;
-  const std::int64_t Wc = is_complex(c.architecture) ? W / 2 : 0;
+  const std::int64_t Wc = describe(c.architecture).complex ? W / 2 : 0;
   std::map<std::string, std::vector<S>> out;
   for (const TensorSpec& spec : tensor_layout(c.architecture, s, TensorRole::output))
     out[spec.name].assign(static_cast<std::size_t>(element_count(spec.dims)), S(0));
   with_field<S>(c.architecture, [&]<class F>(std::type_identity<F>) {
-    if (!is_gated(c.architecture)) {
+    if (!(describe(c.architecture).family == Family::gated_layer)) {
       const std::int64_t K = state_channels(c.architecture, s) / H;
       for (std::int64_t b = 0; b < B; ++b)
         for (std::int64_t h = 0; h < H; ++h) {
@@ -354,7 +355,7 @@ std::pair<T, T> forward_mode_derivative(const Case& c, const Case& dir) {
     };
     for (std::int64_t b = 0; b < s.batch; ++b)
       for (std::int64_t h = 0; h < s.heads; ++h) {
-        if (!is_gated(c.architecture)) {
+        if (!(describe(c.architecture).family == Family::gated_layer)) {
           auto in = ref::gather_scan_block<FD>(c, b, h);
           const auto d = ref::gather_scan_block<F>(dir, b, h);
           set_tangents(in.a, d.a);
@@ -430,7 +431,7 @@ template <class S>
 NamedValues<S> block_values(const Case& c, std::int64_t b, std::int64_t h) {
   NamedValues<S> out;
   with_field<S>(c.architecture, [&]<class F>(std::type_identity<F>) {
-    if (!is_gated(c.architecture)) {
+    if (!(describe(c.architecture).family == Family::gated_layer)) {
       const auto r = ref::scan_block(ref::gather_scan_block<F>(c, b, h));
       out = {{"h", flat(r.h)}, {"da", flat(r.da)}, {"db", flat(r.db)}, {"dh0", flat(r.dh0)}};
       return;

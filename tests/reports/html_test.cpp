@@ -70,10 +70,10 @@ struct Synthetic {
 };
 
 //! The tensors of each architecture's passes (core/case.cpp's layouts, shortened for rglru).
-std::vector<std::string> outputs(Architecture a, Pass p) {
+std::vector<std::string> outputs(Architecture a, Direction direction) {
   if (a == Architecture::scan)
-    return p == Pass::forward ? std::vector<std::string>{"h", "h_last"} : std::vector<std::string>{"da", "db", "dh0"};
-  return p == Pass::forward ? std::vector<std::string>{"y", "h_last"}
+    return direction == Direction::forward ? std::vector<std::string>{"h", "h_last"} : std::vector<std::string>{"da", "db", "dh0"};
+  return direction == Direction::forward ? std::vector<std::string>{"y", "h_last"}
                             : std::vector<std::string>{"dx", "dh0", "d_a_param", "d_input_gate_w", "d_a_gate_b"};
 }
 
@@ -104,7 +104,7 @@ Report synthetic_report(const Synthetic& s) {
       c.elements_total = c.elements_verified = 2 * length * 16 * 6;
       c.repro = fmt::format("--architecture {} --length {} --seed 7", to_string(architecture), length);
       for (std::size_t b = 0; b < s.variants.size(); ++b)
-        for (const Pass pass : {Pass::forward, Pass::backward}) {
+        for (const Direction direction : {Direction::forward, Direction::backward}) {
           Row row;
           row.case_id = c.id;
           row.shape = c.request.shape;
@@ -112,10 +112,10 @@ Report synthetic_report(const Synthetic& s) {
           row.io_dtype = dtype;
           row.backend = fmt::format("{}/{}@{}", to_string(architecture), s.variants[b],
                                     dtype == DType::float32 ? "fp32" : "bf16");
-          row.pass = pass;
+          row.direction = direction;
           row.seed = 7;
           row.repro = fmt::format("scancheck check {} --backend {}", c.repro, row.backend);
-          const std::vector<std::string> names = outputs(architecture, pass);
+          const std::vector<std::string> names = outputs(architecture, direction);
           for (std::size_t t = 0; t < names.size(); ++t) {
             const DType stored = names[t] == "h" || names[t] == "y" || names[t] == "dx" ? dtype : DType::float32;
             const double spread = 2 * static_cast<double>(b) / static_cast<double>(s.variants.size());
@@ -129,9 +129,9 @@ Report synthetic_report(const Synthetic& s) {
   return r;
 }
 
-Row* find_row(Report& r, std::string_view backend, std::int64_t length, Pass pass) {
+Row* find_row(Report& r, std::string_view backend, std::int64_t length, Direction direction) {
   for (Row& row : r.rows)
-    if (row.backend == backend && row.shape.length == length && row.pass == pass) return &row;
+    if (row.backend == backend && row.shape.length == length && row.direction == direction) return &row;
   return nullptr;
 }
 
@@ -143,7 +143,7 @@ TensorEntry* find_tensor(Row& row, std::string_view name) {
 
 //! The oddities: see synthetic_report.
 void add_oddities(Report& r) {
-  Row* failing = find_row(r, "rglru/chunk16@fp32", 4096, Pass::backward);
+  Row* failing = find_row(r, "rglru/chunk16@fp32", 4096, Direction::backward);
   TensorEntry* d_a_param = find_tensor(*failing, "d_a_param");
   d_a_param->metrics.bound_ratio = 9.5;
   d_a_param->pass = false;
@@ -156,7 +156,7 @@ void add_oddities(Report& r) {
   dx->reasons = {"dx: 3 elements disagree with the reference on NaN/Inf"};
   failing->ok = false;
 
-  Row* crashed = find_row(r, "rglru/chunk16@fp32", 33, Pass::forward);
+  Row* crashed = find_row(r, "rglru/chunk16@fp32", 33, Direction::forward);
   crashed->tensors.clear();
   crashed->error = "kernel fault <at block 3>";
   crashed->ok = false;
@@ -164,7 +164,7 @@ void add_oddities(Report& r) {
   for (Row& row : r.rows)
     if (row.architecture == Architecture::scan)
       if (TensorEntry* h_last = find_tensor(row, "h_last")) h_last->metrics.bound_ratio.reset();
-  find_tensor(*find_row(r, "scan/chunk16@fp32", 7, Pass::backward), "dh0")->metrics.baseline_ratio = inf;
+  find_tensor(*find_row(r, "scan/chunk16@fp32", 7, Direction::backward), "dh0")->metrics.baseline_ratio = inf;
   summarise(r);
 }
 

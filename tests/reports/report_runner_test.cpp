@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "core/architectures.hpp"
 #include "core/error.hpp"
 #include "properties/fuzz.hpp"
 #include "reports/html.hpp"
@@ -52,7 +53,7 @@ TEST(ReportPlan, QuickCoversEveryBackendWithALadderOfLengths) {
     EXPECT_EQ(c.precision, Precision::float128);
   }
   for (std::int64_t length : {2, 33, 300, 2100, 8200}) EXPECT_EQ(lengths.count(length), 8u) << length;
-  for (const PlannedCase& c : plan.cases) EXPECT_GE(c.request.shape.width, 64) << describe_request(c.request);
+  for (const PlannedCase& c : plan.cases) EXPECT_GE(c.request.shape.width, 64) << to_string(c.request);
   std::int64_t runs = 0;
   for (const PlannedCase& c : plan.cases)
     for (const BackendInfo& b : registry()) runs += b.architecture == c.request.architecture && b.io_dtype == c.request.io_dtype;
@@ -77,7 +78,7 @@ TEST(ReportPlan, SeedShapesSampleOneBlockOfEachProductionShape) {
   EXPECT_TRUE(backends.count("complex_rglru/fused_output_fused_write_shared_sfu_chunk32@fp32"));
   std::set<std::int64_t> lengths;
   for (const PlannedCase& c : plan.cases) {
-    EXPECT_TRUE(is_gated(c.request.architecture));
+    EXPECT_TRUE((describe(c.request.architecture).family == Family::gated_layer));
     ASSERT_TRUE(c.sample.has_value());
     ASSERT_EQ(c.sample->size(), 1u);
     EXPECT_LT(c.sample->front().batch, c.request.shape.batch);
@@ -117,15 +118,15 @@ TEST(ReportRun, EveryCorrectBackendPassesWithTwoRowsPerCase) {
     EXPECT_NE(row.repro.find(row.backend), std::string::npos);
     EXPECT_FALSE(row.timing.has_value()) << "host runs carry no device timings";
     for (const TensorEntry& t : row.tensors) {
-      EXPECT_EQ(pass_of(t.metrics.name), row.pass) << t.metrics.name;
+      EXPECT_EQ(direction_of(row.architecture, t.metrics.name), row.direction) << t.metrics.name;
       std::int64_t counted = 0;
       for (std::int64_t n : t.metrics.ulp_histogram) counted += n;
       EXPECT_EQ(counted + t.metrics.unbounded + t.metrics.nonfinite_mismatches, t.metrics.compared) << t.metrics.name;
     }
     std::size_t outputs = 0;
     for (const TensorSpec& spec : tensor_layout(row.architecture, row.shape, TensorRole::output))
-      outputs += pass_of(spec.name) == row.pass;
-    EXPECT_EQ(row.tensors.size(), outputs) << row.backend << " " << to_string(row.pass);
+      outputs += spec.direction == row.direction;
+    EXPECT_EQ(row.tensors.size(), outputs) << row.backend << " " << to_string(row.direction);
   }
 }
 
@@ -237,7 +238,7 @@ TEST(ReportTimings, DeviceTimesStandBesideTheErrors) {
   Report r = small_report();
   EXPECT_EQ(render_markdown(r).find("fwd ms"), std::string::npos) << "host reports have no timing columns";
   for (Row& row : r.rows)
-    row.timing = Timing{row.pass == Pass::forward ? 0.25 : 0.75, 0.2, 0.9, 10};
+    row.timing = Timing{row.direction == Direction::forward ? 0.25 : 0.75, 0.2, 0.9, 10};
   r.rows.front().timing->median_ms = 1.5;  // the largest median of its backend's forward rows is shown
   const std::string md = render_markdown(r);
   EXPECT_NE(md.find("| fwd ms | bwd ms |"), std::string::npos);

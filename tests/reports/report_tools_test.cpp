@@ -87,23 +87,23 @@ Report empty_report(const std::string& label = "unit", std::uint64_t seed = 1) {
 //! The id of `request`'s case in `r`, adding the case when it is new.
 std::string case_id(Report& r, const CaseRequest& request) {
   for (const CaseEntry& c : r.cases)
-    if (describe_request(c.request) == describe_request(request)) return c.id;
-  r.cases.push_back({fmt::format("c{}", r.cases.size()), request, 1000, 1000, 1, describe_request(request)});
+    if (to_string(c.request) == to_string(request)) return c.id;
+  r.cases.push_back({fmt::format("c{}", r.cases.size()), request, 1000, 1000, 1, to_string(request)});
   return r.cases.back().id;
 }
 
-void add_row(Report& r, const CaseRequest& request, const std::string& backend, Pass pass,
+void add_row(Report& r, const CaseRequest& request, const std::string& backend, Direction direction,
              std::vector<TensorEntry> tensors) {
   Row row;
   row.case_id = case_id(r, request);
   row.shape = request.shape;
   row.architecture = request.architecture;
   row.backend = backend;
-  row.pass = pass;
+  row.direction = direction;
   row.ok = std::all_of(tensors.begin(), tensors.end(), [](const TensorEntry& t) { return t.pass; });
   row.tensors = std::move(tensors);
   row.seed = request.seed;
-  row.repro = fmt::format("scancheck check {} --backend '{}'", describe_request(request), backend);
+  row.repro = fmt::format("scancheck check {} --backend '{}'", to_string(request), backend);
   r.rows.push_back(std::move(row));
 }
 
@@ -111,8 +111,8 @@ void add_row(Report& r, const CaseRequest& request, const std::string& backend, 
 //! of different cases never look alike, and scale with `error_scale`.
 void add_rows(Report& r, std::uint64_t seed, const std::string& backend, double error_scale = 1) {
   const double e = 4e-6 * (1 + 0.25 * static_cast<double>(seed)) * error_scale;
-  add_row(r, scan_request(seed), backend, Pass::forward, {measured("h", e, 4), measured("h_last", e / 2, 3)});
-  add_row(r, scan_request(seed), backend, Pass::backward,
+  add_row(r, scan_request(seed), backend, Direction::forward, {measured("h", e, 4), measured("h_last", e / 2, 3)});
+  add_row(r, scan_request(seed), backend, Direction::backward,
           {measured("da", 2 * e, 6), measured("db", e, 5), measured("dh0", e / 4, 2)});
 }
 
@@ -125,9 +125,9 @@ Report two_case_report(const std::string& label = "unit", std::uint64_t seed = 1
   return r;
 }
 
-Row& row_of(Report& r, std::uint64_t seed, const std::string& backend, Pass pass) {
+Row& row_of(Report& r, std::uint64_t seed, const std::string& backend, Direction direction) {
   for (Row& row : r.rows)
-    if (row.backend == backend && row.pass == pass && r.case_of(row).request.seed == seed) return row;
+    if (row.backend == backend && row.direction == direction && r.case_of(row).request.seed == seed) return row;
   throw std::logic_error("no such row");
 }
 
@@ -172,7 +172,7 @@ TEST(ReportDiff, ExactlyZeroErrorsDivideByNoZero) {
   for (Row& row : before.rows)
     for (TensorEntry& t : row.tensors) t.metrics.max_abs = 0;
   Report after = before;
-  tensor_of(row_of(after, 1, chunk16, Pass::forward), "h").metrics.max_abs = 0x1p-22;
+  tensor_of(row_of(after, 1, chunk16, Direction::forward), "h").metrics.max_abs = 0x1p-22;
   const ReportDiff d = diff_reports(before, after, 2);
   EXPECT_EQ(growth_of(d, sequential, "h").growth, 1.0);
   // An error of 2^-22 from 0, over the floor 4 * 2^-24 = 2^-22 of the scale 4: growth 2, not infinite.
@@ -183,8 +183,8 @@ TEST(ReportDiff, ExactlyZeroErrorsDivideByNoZero) {
 TEST(ReportDiff, ThreefoldErrorGrowthRegressesAtTwoNotAtFour) {
   const Report before = two_case_report();
   Report after = before;
-  const double old_abs = tensor_of(row_of(after, 2, chunk16, Pass::backward), "da").metrics.max_abs;
-  tensor_of(row_of(after, 2, chunk16, Pass::backward), "da").metrics.max_abs = 3 * old_abs;
+  const double old_abs = tensor_of(row_of(after, 2, chunk16, Direction::backward), "da").metrics.max_abs;
+  tensor_of(row_of(after, 2, chunk16, Direction::backward), "da").metrics.max_abs = 3 * old_abs;
   const double floor = 0x1p-24 * 6;
   for (double max_growth : {2.0, 4.0}) {
     SCOPED_TRACE(max_growth);
@@ -204,12 +204,12 @@ TEST(ReportDiff, ThreefoldErrorGrowthRegressesAtTwoNotAtFour) {
 TEST(ReportDiff, NewlyFailingRowIsRegression) {
   const Report before = two_case_report();
   Report after = before;
-  fail_row(row_of(after, 1, sequential, Pass::backward));
+  fail_row(row_of(after, 1, sequential, Direction::backward));
   summarise(after);
   const ReportDiff d = diff_reports(before, after, 1e6);
   ASSERT_EQ(d.new_failures.size(), 1u);
   EXPECT_EQ(d.new_failures[0].backend, sequential);
-  EXPECT_EQ(d.new_failures[0].pass, Pass::backward);
+  EXPECT_EQ(d.new_failures[0].direction, Direction::backward);
   EXPECT_NE(d.new_failures[0].why.find("bound ratio 9.5"), std::string::npos);
   EXPECT_TRUE(d.regressed());
   EXPECT_NE(format_diff(d).find("REGRESSION new failure: scan/sequential@fp32 backward"), std::string::npos);
@@ -217,7 +217,7 @@ TEST(ReportDiff, NewlyFailingRowIsRegression) {
 
 TEST(ReportDiff, FixedRowIsListedNotRegression) {
   Report before = two_case_report();
-  fail_row(row_of(before, 2, chunk16, Pass::forward));
+  fail_row(row_of(before, 2, chunk16, Direction::forward));
   summarise(before);
   const ReportDiff d = diff_reports(before, two_case_report(), 2);
   ASSERT_EQ(d.fixed.size(), 1u);
@@ -246,7 +246,7 @@ TEST(ReportDiff, AddedFailingRowIsRegression) {
   const Report before = two_case_report();
   Report after = before;
   add_rows(after, 7, chunk16);
-  fail_row(row_of(after, 7, chunk16, Pass::forward));
+  fail_row(row_of(after, 7, chunk16, Direction::forward));
   summarise(after);
   const ReportDiff d = diff_reports(before, after, 2);
   EXPECT_TRUE(d.new_failures.empty());
@@ -372,11 +372,11 @@ TEST(ReportMerge, MergedReportRoundTripsThroughJson) {
 //! chunk16 on two cases where the largest error and the largest scaled error are in different cases.
 Report calibration_report() {
   Report r = empty_report();
-  add_row(r, scan_request(1), chunk16, Pass::forward, {measured("h", 2e-6, 1), measured("h_last", 1e-6, 1)});
-  add_row(r, scan_request(2), chunk16, Pass::forward, {measured("h", 4e-6, 8), measured("h_last", 1e-6, 2)});
+  add_row(r, scan_request(1), chunk16, Direction::forward, {measured("h", 2e-6, 1), measured("h_last", 1e-6, 1)});
+  add_row(r, scan_request(2), chunk16, Direction::forward, {measured("h", 4e-6, 8), measured("h_last", 1e-6, 2)});
   add_rows(r, 1, sequential);
   add_rows(r, 2, sequential);
-  fail_row(row_of(r, 2, sequential, Pass::backward));
+  fail_row(row_of(r, 2, sequential, Direction::backward));
   summarise(r);
   return r;
 }

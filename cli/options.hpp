@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0
+//! @file
+//! The options several subcommands share, registered by one function each so that their names, help
+//! texts and parsing are the same everywhere: how runs are judged (--policy, --threads) and where they
+//! run (--executor).
+#pragma once
+
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "backends/backend.hpp"
+#include "properties/policy.hpp"
+
+namespace scancheck::cli {
+
+//! --policy FILE and --threads N: the tolerance policy and the reference's threads.
+struct JudgeOptions {
+  std::string policy_file;
+  int threads = 0;
+
+  void add_to(CLI::App& cmd);
+  //! The policy file's policy, or the built-in policy without one (InputError for a bad file).
+  TolerancePolicy policy() const;
+};
+
+//! --executor host | cuda (| auto where `allow_auto`).
+struct ExecutorOption {
+  std::string name = "host";
+
+  void add_to(CLI::App& cmd, bool allow_auto = false);
+  Executor executor() const { return parse_executor(name); }
+  bool automatic() const { return name == "auto"; }
+};
+
+}  // namespace scancheck::cli
