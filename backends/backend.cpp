@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #if SCANCHECK_HAVE_CUDA
 #include "backends/cuda/device.hpp"
@@ -19,6 +20,36 @@ Executor parse_executor(std::string_view name) {
   if (name == "host") return Executor::host;
   if (name == "cuda") return Executor::cuda;
   throw InputError(fmt::format("unknown executor '{}' (expected one of: host, cuda)", name));
+}
+
+std::string_view to_string(RunFailure f) {
+  switch (f) {
+    case RunFailure::error: return "error";
+    case RunFailure::fault: return "fault";
+    case RunFailure::timeout: return "timeout";
+  }
+  return "error";
+}
+
+bool BackendInfo::computes(Direction d) const { return std::find(passes.begin(), passes.end(), d) != passes.end(); }
+
+std::string BackendConstraints::violated_by(const Case& c) const {
+  const Shape& s = c.shape;
+  if (s.width % width_multiple != 0) return fmt::format("W = {} is not a multiple of width_multiple {}", s.width, width_multiple);
+  if (max_width && s.width > *max_width) return fmt::format("W = {} is above max_width {}", s.width, *max_width);
+  if (max_length && s.length > *max_length) return fmt::format("L = {} is above max_length {}", s.length, *max_length);
+  if (max_batch && s.batch > *max_batch) return fmt::format("B = {} is above max_batch {}", s.batch, *max_batch);
+  if (!heads.empty() && std::find(heads.begin(), heads.end(), s.heads) == heads.end())
+    return fmt::format("H = {} is not one of heads [{}]", s.heads, fmt::join(heads, ", "));
+  if (!sqrt_gradients.empty() &&
+      std::find(sqrt_gradients.begin(), sqrt_gradients.end(), c.sqrt_gradient) == sqrt_gradients.end())
+    return fmt::format("sqrt_gradient {} is not one it implements", to_string(c.sqrt_gradient));
+  if (!h0 && c.has("h0")) return "the case has h0 and the backend takes none (h0: false)";
+  if (!dh_last && c.has("dh_last")) return "the case has dh_last and the backend takes none (dh_last: false)";
+  const auto& pos = c.segment_pos.values();
+  if (!resets && std::find(pos.begin(), pos.end(), 0) != pos.end())
+    return "the case has segment resets and the backend takes none (resets: false)";
+  return {};
 }
 
 const BackendInfo& BackendRegistry::add(BackendInfo backend) {
@@ -112,7 +143,9 @@ auto as_backend_failure(const std::string& what, Body body) -> decltype(body()) 
 
 Outputs run_backend(const BackendInfo& backend, const Case& c, Executor executor) {
   require_fit(backend, c);
-  require_executor(executor);
+  if (const std::string why = backend.constraints.violated_by(c); !why.empty())
+    throw InputError(fmt::format("backend {} cannot run this case: {}", backend.name, why));
+  if (backend.builtin) require_executor(executor);  // a foreign backend runs where its worker runs it
   return as_backend_failure(
       fmt::format("backend {} ({} executor) on {}", backend.name, to_string(executor), to_string(c.shape)),
       [&] { return backend.run(c, executor); });

@@ -39,6 +39,21 @@ struct BackendTiming {
   int repeats = 0;
 };
 
+//! What a backend accepts (foreign-backends.md, "constraints"). The built-ins accept every valid case.
+//! Generated cases are drawn inside a backend's constraints and shrinking stays inside them.
+struct BackendConstraints {
+  std::int64_t width_multiple = 1;
+  std::optional<std::int64_t> max_width, max_length, max_batch;
+  std::vector<std::int64_t> heads;           //!< the head counts it takes; empty: any
+  std::vector<SqrtGradient> sqrt_gradients;  //!< the conventions it implements; empty: both
+  bool h0 = true, dh_last = true;            //!< whether it takes an initial state and a dh_last
+  bool resets = true;                        //!< whether it takes segment resets (segment_pos == 0)
+
+  //! The first constraint `c` breaks, as "W = 24 is not a multiple of width_multiple 16"; empty if none.
+  std::string violated_by(const Case& c) const;
+  bool operator==(const BackendConstraints&) const = default;
+};
+
 struct BackendInfo {
   std::string name;      //!< [provider:]architecture/variant@dtype
   std::string provider;  //!< empty for the built-in backends
@@ -46,6 +61,12 @@ struct BackendInfo {
   std::string variant;   //!< the variant token, e.g. "fused_chunk16"
   DType io_dtype = DType::float32;
   std::optional<Variant> builtin;  //!< a built-in's schedule and flags; nothing for a foreign backend
+  //! The passes it computes: a forward-only backend is judged on its forward outputs alone.
+  std::vector<Direction> passes{Direction::forward, Direction::backward};
+  bool deterministic = true;  //!< false exempts it from the bitwise-determinism property (atomics)
+  BackendConstraints constraints;
+
+  bool computes(Direction d) const;
 
   //! Runs forward and backward of a validated case that fits the backend; throws on failure (run_backend
   //! turns every failure into a BackendError naming backend and shape).
@@ -91,10 +112,22 @@ inline const BackendInfo& baseline_backend(const Case& c) { return baseline_back
 //! The executors this build can run: host always, cuda when built with nvcc.
 std::vector<Executor> built_executors();
 
-//! Raised when a backend fails while running (kernel fault, out of memory, unwritten output, guard
-//! overwritten); the message names the backend, the shape and what failed.
+//! How a run failed (foreign-backends.md, "Verdicts beyond pass and fail"): `error` the backend reported
+//! a failure (a built-in's kernel fault, unwritten output or overwritten guard; a worker's `ok: false`);
+//! `fault` a worker exited, crashed or answered outside the protocol; `timeout` no answer in time.
+enum class RunFailure { error, fault, timeout };
+std::string_view to_string(RunFailure);
+
+//! Raised when a backend fails while running; the message names the backend, the shape and what failed,
+//! `log` holds the last lines of a worker's stderr.
 struct BackendError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+  explicit BackendError(const std::string& what, RunFailure kind_ = RunFailure::error, std::string log_ = {},
+                        bool attempted_ = true)
+      : std::runtime_error(what), kind(kind_), log(std::move(log_)), attempted(attempted_) {}
+  RunFailure kind;
+  std::string log;
+  //! False when the run was not even tried (its worker was given up): it says nothing about the case.
+  bool attempted;
 };
 
 //! Forward and backward of `backend` on `c`. Throws InputError when the case does not fit the backend

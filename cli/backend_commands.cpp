@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "backends/backend.hpp"
+#include "backends/foreign/plugin_host.hpp"
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "core/case_dir.hpp"
@@ -83,18 +84,26 @@ void add_list(CLI::App& app, Action& action) {
   struct Options {
     std::string arch;
     bool json = false;
+    ForeignOptions foreign;
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("list", "List every registered backend");
   cmd->add_option("--arch", o->arch, "only this architecture");
   cmd->add_flag("--json", o->json, "print JSON");
-  cmd->callback([&action, o] { action = [o] { return list_backends(o->arch, o->json); }; });
+  o->foreign.add_to(*cmd);
+  cmd->callback([&action, o] {
+    action = [o] {
+      o->foreign.load();
+      return list_backends(o->arch, o->json);
+    };
+  });
 }
 
 void add_run(CLI::App& app, Action& action) {
   struct Options {
     std::string backend, case_dir, out, sqrt_gradient;
     ExecutorOption executor;
+    ForeignOptions foreign;
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("run", "Run one backend forward and backward on a case");
@@ -102,10 +111,12 @@ void add_run(CLI::App& app, Action& action) {
   cmd->add_option("--case", o->case_dir, "case directory")->required();
   cmd->add_option("--out", o->out, "output directory, written in the case format (replaced atomically)")->required();
   o->executor.add_to(*cmd);
+  o->foreign.add_to(*cmd);
   cmd->add_option("--sqrt-gradient", o->sqrt_gradient,
                   "bounded | exact: the gated layers' sqrt-gradient convention (default: the case's)");
   cmd->callback([&action, o] {
     action = [o] {
+      o->foreign.load();
       const BackendInfo& backend = find_backend(o->backend);
       const Executor executor = o->executor.executor();
       Case c = load_case(o->case_dir);
@@ -120,6 +131,18 @@ void add_run(CLI::App& app, Action& action) {
       return 0;
     };
   });
+}
+
+}  // namespace scancheck::cli
+
+namespace scancheck::cli {
+
+void add_plugin_host(CLI::App& app, Action& action) {
+  auto plugin = std::make_shared<std::string>();
+  CLI::App* cmd = app.add_subcommand(
+      "plugin-host", "Serve a C ABI plugin's backends over the worker protocol on stdin/stdout (what --plugin runs)");
+  cmd->add_option("plugin", *plugin, "the plugin's shared library")->required();
+  cmd->callback([&action, plugin] { action = [plugin] { return foreign::serve_plugin(*plugin); }; });
 }
 
 }  // namespace scancheck::cli

@@ -28,6 +28,7 @@ struct CheckOptions {
   bool no_h0 = false, no_dh_last = false;
   JudgeOptions judge;
   ExecutorOption executor;
+  ForeignOptions foreign;
 };
 
 //! The matched backends that fit `c` (architecture and io dtype).
@@ -62,6 +63,7 @@ std::vector<std::pair<Case, std::string>> cases_to_check(const CheckOptions& o,
 }
 
 int run_check(const CheckOptions& o) {
+  o.foreign.load();
   const TolerancePolicy policy = o.judge.policy();
   const Executor executor = o.executor.executor();
   const std::vector<const BackendInfo*> matched = match_backends(o.backends);
@@ -110,6 +112,7 @@ void add_check(CLI::App& app, Action& action) {
   cmd->add_option("--backend", o->backends, "backend name or glob, e.g. 'rglru/fused_*@fp32'")->required();
   o->executor.add_to(*cmd);
   o->judge.add_to(*cmd);
+  o->foreign.add_to(*cmd);
   cmd->callback([&action, o] { action = [o] { return run_check(*o); }; });
 }
 

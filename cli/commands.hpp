@@ -26,5 +26,6 @@ void add_render(CLI::App& app, Action& action);
 void add_diff(CLI::App& app, Action& action);
 void add_merge(CLI::App& app, Action& action);
 void add_calibrate(CLI::App& app, Action& action);
+void add_plugin_host(CLI::App& app, Action& action);
 
 }  // namespace scancheck::cli

@@ -49,6 +49,7 @@ struct Options {
   std::uint64_t seed = 1;
   JudgeOptions judge;
   ExecutorOption executor;
+  ForeignOptions foreign;
 };
 
 //! "cases 12/100 | 340 backend runs | 1.20 cases/s | 0 failures | ETA 73s"
@@ -63,6 +64,7 @@ std::string progress_line(const FuzzOptions& f, const FuzzProgress& p) {
 }
 
 int run_fuzz(const Options& o) {
+  o.foreign.load();
   FuzzOptions f;
   f.backends = match_backends(o.backends);
   f.seed = o.seed;
@@ -110,6 +112,7 @@ void add_fuzz(CLI::App& app, Action& action) {
   cmd->add_option("--findings", o->findings, "directory for shrunk failing cases (default ./findings)");
   o->executor.add_to(*cmd);
   o->judge.add_to(*cmd);
+  o->foreign.add_to(*cmd);
   cmd->callback([&action, o] { action = [o] { return run_fuzz(*o); }; });
 }
 

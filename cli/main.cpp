@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
   scancheck::cli::add_diff(app, action);
   scancheck::cli::add_merge(app, action);
   scancheck::cli::add_calibrate(app, action);
+  scancheck::cli::add_plugin_host(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
@@ -48,5 +49,8 @@ int main(int argc, char** argv) {
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "scancheck: error: out of memory (the shape is too large for this machine)\n");
     return 2;
+  } catch (const std::exception& e) {  // a bug of scancheck's: one line, never an abort
+    std::fprintf(stderr, "scancheck: internal error: %s\n", e.what());
+    return 1;
   }
 }

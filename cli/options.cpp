@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli/options.hpp"
 
+#include "backends/foreign/plugin_host.hpp"
+#include "backends/foreign/worker.hpp"
+
 namespace scancheck::cli {
 
 void JudgeOptions::add_to(CLI::App& cmd) {
@@ -19,6 +22,26 @@ void ExecutorOption::add_to(CLI::App& cmd, bool allow_auto) {
   } else {
     cmd.add_option("--executor", name, "host (default) | cuda");
   }
+}
+
+void ForeignOptions::add_to(CLI::App& cmd) {
+  // One value per occurrence, every occurrence kept: `--worker A --worker B NAME` leaves NAME positional.
+  cmd.add_option("--worker", workers, "a worker process of foreign backends (repeatable): its command line")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd.add_option("--plugin", plugins, "a C ABI plugin of foreign backends (repeatable): its .so, run in a plugin host")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd.add_option("--timeout", timeout, "seconds a foreign backend may take per run (default: 60 + 1 per M elements)")
+      ->check(CLI::NonNegativeNumber);
+}
+
+void ForeignOptions::load() const {
+  foreign::WorkerOptions options;
+  if (timeout > 0) options.timeout = timeout;
+  std::vector<std::string> commands = workers;
+  for (const std::string& plugin : plugins) commands.push_back(foreign::plugin_host_command(plugin));
+  foreign::load_workers(commands, registry(), options);
 }
 
 }  // namespace scancheck::cli

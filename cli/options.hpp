@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -31,6 +32,18 @@ struct ExecutorOption {
   void add_to(CLI::App& cmd, bool allow_auto = false);
   Executor executor() const { return parse_executor(name); }
   bool automatic() const { return name == "auto"; }
+};
+
+//! --worker 'COMMAND' and --plugin PATH.so (both repeatable) and --timeout SECONDS: the foreign backends
+//! (foreign-backends.md) a subcommand takes beside the built-ins, loaded into the registry before it runs.
+struct ForeignOptions {
+  std::vector<std::string> workers, plugins;
+  double timeout = 0;  //!< seconds per run; 0: the default, which scales with the case's size
+
+  void add_to(CLI::App& cmd);
+  //! Starts the workers (a plugin runs in a plugin-host worker) and registers their backends. Throws
+  //! InputError for one that cannot start or breaks the protocol at hello.
+  void load() const;
 };
 
 }  // namespace scancheck::cli

@@ -21,6 +21,7 @@
 
 #include "backends/backend.hpp"
 #include "cli/commands.hpp"
+#include "cli/options.hpp"
 #include "core/error.hpp"
 #include "properties/backend_properties.hpp"
 #include "properties/search.hpp"
@@ -35,6 +36,7 @@ struct Options {
   std::uint64_t seed = 0;
   const CLI::Option* cases_given = nullptr;
   const CLI::Option* seed_given = nullptr;
+  ForeignOptions foreign;
 };
 
 int list_properties() {
@@ -76,6 +78,7 @@ bool holds(const BackendProperty& property, Architecture architecture, DType io,
 
 int run_property(const Options& o) {
   if (o.list || o.name == "list") return list_properties();
+  o.foreign.load();
   if (o.name.empty()) throw InputError("property needs a NAME (scancheck property --list names them)");
   const BackendProperty& property = find_property(o.name);
   if (o.cases_given->count() > 0 && o.cases < 1) throw InputError("--cases must be positive");
@@ -101,6 +104,7 @@ void add_property(CLI::App& app, Action& action) {
   o->cases_given = cmd->add_option("--cases", o->cases, "cases per architecture x dtype (default: the property's)");
   o->seed_given = cmd->add_option("--seed", o->seed, "RapidCheck seed (default: RC_PARAMS's seed, else random)");
   cmd->add_option("--findings", o->findings, "directory for shrunk failing cases (default ./findings)");
+  o->foreign.add_to(*cmd);
   cmd->callback([&action, o] { action = [o] { return run_property(*o); }; });
 }
 

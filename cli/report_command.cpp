@@ -28,6 +28,7 @@ struct Options {
   std::vector<std::int64_t> lengths;
   JudgeOptions judge;
   ExecutorOption executor;
+  ForeignOptions foreign;
 };
 
 reports::ReportOptions report_options(const Options& o) {
@@ -53,6 +54,7 @@ std::string progress_line(const reports::ReportProgress& p) {
 }
 
 int run_report_command(const Options& o) {
+  o.foreign.load();
   const reports::ReportOptions options = report_options(o);
   reports::Report report;
   {
@@ -100,6 +102,7 @@ void add_report(CLI::App& app, Action& action) {
       ->delimiter(',');
   cmd->add_option("--label", o->label, "the report's label (default: the preset); merge joins reports of one label");
   o->judge.add_to(*cmd);
+  o->foreign.add_to(*cmd);
   cmd->add_option("--out", o->out, "output directory (written atomically)")->required();
   cmd->callback([&action, o] { action = [o] { return run_report_command(*o); }; });
 }

@@ -1,17 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/architecture.hpp"
 
+#include "core/architectures.hpp"
 #include "core/enum_names.hpp"
 
 namespace scancheck {
 namespace {
-
-constexpr detail::NameTable<Architecture, 4> architecture_names{{
-    {Architecture::scan, "scan"},
-    {Architecture::complex_scan, "complex_scan"},
-    {Architecture::rglru, "rglru"},
-    {Architecture::complex_rglru, "complex_rglru"},
-}};
 
 constexpr detail::NameTable<SqrtGradient, 2> sqrt_gradient_names{{
     {SqrtGradient::bounded, "bounded"},
@@ -25,9 +19,16 @@ constexpr detail::NameTable<Direction, 2> direction_names{{
 
 }  // namespace
 
-std::string_view to_string(Architecture a) { return detail::name_of(architecture_names, a); }
+// The names are the descriptors' (core/architectures.hpp): one place.
+std::string_view to_string(Architecture a) {
+  return static_cast<std::size_t>(a) < architecture_descriptors.size() ? describe(a).name : "invalid";
+}
+
 Architecture parse_architecture(std::string_view name) {
-  return detail::parse_name(architecture_names, "architecture", name);
+  detail::NameTable<Architecture, architecture_descriptors.size()> names{};
+  for (std::size_t i = 0; i < names.size(); ++i)
+    names[i] = {architecture_descriptors[i].id, architecture_descriptors[i].name};
+  return detail::parse_name(names, "architecture", name);
 }
 
 std::string_view to_string(SqrtGradient g) { return detail::name_of(sqrt_gradient_names, g); }

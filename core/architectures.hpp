@@ -66,65 +66,38 @@ struct ArchitectureDescriptor {
   constexpr std::int64_t channel_factor() const { return complex ? 2 : 1; }
 };
 
+namespace detail {
+
+//! scan and complex_scan (recurrences.md section 1): decays and inputs are given, no gates.
+constexpr ArchitectureDescriptor affine_scan(Architecture id, std::string_view name, std::string_view equation,
+                                             bool complex) {
+  return {.id = id, .name = name, .equation = equation, .family = Family::affine_scan, .complex = complex,
+          .main_input = "a", .gate_heads = false, .segment_positions = false, .sqrt_gradient = false,
+          .production_layer = false, .layout = affine_scan_layout, .generate = generate_affine_scan_tensors};
+}
+
+//! rglru and complex_rglru (recurrences.md sections 2 and 3): the RG-LRU layers of the production models.
+constexpr ArchitectureDescriptor gated_layer(Architecture id, std::string_view name, std::string_view equation,
+                                             bool complex) {
+  return {.id = id, .name = name, .equation = equation, .family = Family::gated_layer, .complex = complex,
+          .main_input = "x", .gate_heads = true, .segment_positions = true, .sqrt_gradient = true,
+          .production_layer = true, .layout = complex ? complex_gated_layer_layout : real_gated_layer_layout,
+          .generate = generate_gated_layer_tensors};
+}
+
+}  // namespace detail
+
 //! Every descriptor, in the order of the enumeration (constexpr, so kernels and test-only mutants can ask
 //! at compile time).
 inline constexpr std::array<ArchitectureDescriptor, 4> architecture_descriptors{{
-    {
-        .id = Architecture::scan,
-        .name = "scan",
-        .equation = "h_t = a_t h_{t-1} + b_t, real (recurrences.md section 1)",
-        .family = Family::affine_scan,
-        .complex = false,
-        .main_input = "a",
-        .gate_heads = false,
-        .segment_positions = false,
-        .sqrt_gradient = false,
-        .production_layer = false,
-        .layout = affine_scan_layout,
-        .generate = generate_affine_scan_tensors,
-    },
-    {
-        .id = Architecture::complex_scan,
-        .name = "complex_scan",
-        .equation = "h_t = a_t h_{t-1} + b_t, complex, merged [Re | Im] layout (recurrences.md section 1)",
-        .family = Family::affine_scan,
-        .complex = true,
-        .main_input = "a",
-        .gate_heads = false,
-        .segment_positions = false,
-        .sqrt_gradient = false,
-        .production_layer = false,
-        .layout = affine_scan_layout,
-        .generate = generate_affine_scan_tensors,
-    },
-    {
-        .id = Architecture::rglru,
-        .name = "rglru",
-        .equation = "RecurrentGemma's RG-LRU: gated real decays and normalised inputs (recurrences.md section 2)",
-        .family = Family::gated_layer,
-        .complex = false,
-        .main_input = "x",
-        .gate_heads = true,
-        .segment_positions = true,
-        .sqrt_gradient = true,
-        .production_layer = true,
-        .layout = real_gated_layer_layout,
-        .generate = generate_gated_layer_tensors,
-    },
-    {
-        .id = Architecture::complex_rglru,
-        .name = "complex_rglru",
-        .equation = "the RG-LRU with complex decays, merged [Re | Im] layout (recurrences.md section 3)",
-        .family = Family::gated_layer,
-        .complex = true,
-        .main_input = "x",
-        .gate_heads = true,
-        .segment_positions = true,
-        .sqrt_gradient = true,
-        .production_layer = true,
-        .layout = complex_gated_layer_layout,
-        .generate = generate_gated_layer_tensors,
-    },
+    detail::affine_scan(Architecture::scan, "scan", "h_t = a_t h_{t-1} + b_t, real (recurrences.md section 1)", false),
+    detail::affine_scan(Architecture::complex_scan, "complex_scan",
+                        "h_t = a_t h_{t-1} + b_t, complex, merged [Re | Im] layout (recurrences.md section 1)", true),
+    detail::gated_layer(Architecture::rglru, "rglru",
+                        "RecurrentGemma's RG-LRU: gated real decays, normalised inputs (recurrences.md section 2)",
+                        false),
+    detail::gated_layer(Architecture::complex_rglru, "complex_rglru",
+                        "the RG-LRU with complex decays, merged [Re | Im] layout (recurrences.md section 3)", true),
 }};
 
 //! The descriptor of `a`.

@@ -36,17 +36,30 @@ std::uint64_t draw_bits() {
       [](const rc::Random& random, int) { return rc::shrinkable::just(rc::Random(random).next()); }));
 }
 
-//! The sequential baseline and `others` distinct random other backends of the case's kind (or all of them).
-std::vector<const BackendInfo*> sample_backends(const Case& c, std::size_t others) {
+//! The sequential baseline, every foreign backend of the case's kind whose constraints take the case (what
+//! a user loaded a worker or plugin for), and `others` distinct random built-ins of the kind (or all of
+//! them). `deterministic_only` leaves out backends declared nondeterministic.
+std::vector<const BackendInfo*> sample_backends(const Case& c, std::size_t others, bool deterministic_only = false) {
   const BackendInfo* base = &baseline_backend(c);
-  std::vector<const BackendInfo*> rest;
-  for (const BackendInfo& b : registry())
-    if (b.architecture == c.architecture && b.io_dtype == c.io_dtype && &b != base) rest.push_back(&b);
+  std::vector<const BackendInfo*> foreign, builtin;
+  for (const BackendInfo& b : registry()) {
+    if (b.architecture != c.architecture || b.io_dtype != c.io_dtype || &b == base) continue;
+    if ((deterministic_only && !b.deterministic) || !b.constraints.violated_by(c).empty()) continue;
+    (b.builtin ? builtin : foreign).push_back(&b);
+  }
   std::mt19937_64 rng(draw_bits());
-  std::shuffle(rest.begin(), rest.end(), rng);
-  rest.resize(std::min(others, rest.size()));
-  rest.insert(rest.begin(), base);
-  return rest;
+  std::shuffle(builtin.begin(), builtin.end(), rng);
+  builtin.resize(std::min(others, builtin.size()));
+  builtin.insert(builtin.begin(), base);
+  builtin.insert(builtin.end(), foreign.begin(), foreign.end());
+  return builtin;
+}
+
+//! The outputs `b` computes on `c`: those of its declared passes.
+std::vector<TensorSpec> outputs_of(const Case& c, const BackendInfo& b) {
+  std::vector<TensorSpec> out = tensor_layout(c.architecture, c.shape, TensorRole::output);
+  std::erase_if(out, [&](const TensorSpec& s) { return !b.computes(s.direction); });
+  return out;
 }
 
 // ---- geometry of outputs ----
@@ -109,9 +122,9 @@ std::int64_t first_difference(const Tensor<float>& x, const Tensor<float>& y) {
   return -1;
 }
 
-//! Checks that `got` has exactly the outputs of the layout with their dims.
-std::optional<std::string> layout_problem(const Case& c, const Outputs& got) {
-  const std::vector<TensorSpec> outputs = tensor_layout(c.architecture, c.shape, TensorRole::output);
+//! Checks that `got` has exactly the outputs of the layout that `b` computes, with their dims.
+std::optional<std::string> layout_problem(const Case& c, const BackendInfo& b, const Outputs& got) {
+  const std::vector<TensorSpec> outputs = outputs_of(c, b);
   if (got.size() != outputs.size()) return fmt::format("{} outputs instead of {}", got.size(), outputs.size());
   for (const TensorSpec& s : outputs) {
     const auto it = got.find(s.name);
@@ -134,9 +147,9 @@ std::optional<PropertyFailure> agrees_with_reference(const Case& c) {
 }
 
 std::optional<PropertyFailure> deterministic(const Case& c) {
-  for (const BackendInfo* b : sample_backends(c, 4)) {
+  for (const BackendInfo* b : sample_backends(c, 4, /*deterministic_only=*/true)) {
     const Outputs first = run_backend(*b, c, Executor::host), second = run_backend(*b, c, Executor::host);
-    for (const TensorSpec& s : tensor_layout(c.architecture, c.shape, TensorRole::output))
+    for (const TensorSpec& s : outputs_of(c, *b))
       if (const std::int64_t i = first_difference(first.at(s.name), second.at(s.name)); i >= 0)
         return PropertyFailure(fmt::format("{}: {} differs between two runs of the same case: {}", b->name,
                                            element(s, i), value_change(first.at(s.name), second.at(s.name), i)),
@@ -148,7 +161,7 @@ std::optional<PropertyFailure> deterministic(const Case& c) {
 std::optional<PropertyFailure> writes_every_output(const Case& c) {
   for (const BackendInfo* b : sample_backends(c, 8)) {
     try {
-      if (const auto problem = layout_problem(c, run_backend(*b, c, Executor::host)))
+      if (const auto problem = layout_problem(c, *b, run_backend(*b, c, Executor::host)))
         return PropertyFailure(fmt::format("{}: {}", b->name, *problem), b->name);
     } catch (const BackendError& e) {
       return PropertyFailure(fmt::format("{} threw BackendError on a valid case: {}", b->name, e.what()), b->name);
@@ -221,10 +234,9 @@ std::optional<PropertyFailure> causal_and_local(const Case& c) {
   Case changed = c;
   float& v = changed.at(site.tensor)[site.flat(g)];
   v = v != 0 ? -2 * v : 1;  // exact in bf16 too
-  const std::vector<TensorSpec> outputs = tensor_layout(c.architecture, c.shape, TensorRole::output);
   for (const BackendInfo* b : sample_backends(c, 3)) {
     const Outputs before = run_backend(*b, c, Executor::host), after = run_backend(*b, changed, Executor::host);
-    for (const TensorSpec& s : outputs) {
+    for (const TensorSpec& s : outputs_of(c, *b)) {
       const Tensor<float>& x = before.at(s.name);
       const Tensor<float>& y = after.at(s.name);
       for (std::int64_t i = 0; i < x.size(); ++i)
@@ -276,14 +288,15 @@ std::optional<PropertyFailure> batch_permutation(const Case& c) {
   const bool has_parameters = std::any_of(layout.begin(), layout.end(), [](const TensorSpec& s) { return s.parameter; });
   const ReferenceResult reference = has_parameters ? reference_with_bounds(c, 1) : ReferenceResult{};
   const double factor = 2 * TolerancePolicy{}.bound_factor;
-  for (const BackendInfo* b : sample_backends(c, 3)) {
+  // Bitwise comparisons: a backend declared nondeterministic (atomics) is not held to them.
+  for (const BackendInfo* b : sample_backends(c, 3, /*deterministic_only=*/true)) {
     const Outputs before = run_backend(*b, c, Executor::host), after = run_backend(*b, moved, Executor::host);
     const auto fail = [&](std::string message) {
       PropertyFailure f(fmt::format("{}: {}: {}", b->name, how, message), b->name);
       f.related.emplace_back("permuted_case", moved);
       return f;
     };
-    for (const TensorSpec& s : tensor_layout(c.architecture, c.shape, TensorRole::output)) {
+    for (const TensorSpec& s : outputs_of(c, *b)) {
       const Tensor<float>& x = before.at(s.name);
       const Tensor<float>& y = after.at(s.name);
       if (!s.parameter) {
@@ -434,7 +447,7 @@ std::optional<PropertyFailure> nan_reaches_dependents(const Case& c) {
       f.related.emplace_back("nan_case", poisoned);
       return f;
     };
-    for (const TensorSpec& s : tensor_layout(c.architecture, c.shape, TensorRole::output)) {
+    for (const TensorSpec& s : outputs_of(c, *b)) {
       const Tensor<float>& x = clean.at(s.name);
       const Tensor<float>& y = dirty.at(s.name);
       const std::vector<bool>& nan = expected.at(s.name);

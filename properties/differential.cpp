@@ -2,6 +2,7 @@
 #include "properties/differential.hpp"
 
 #include <algorithm>
+#include <cctype>
 
 #include <fnmatch.h>
 
@@ -15,6 +16,7 @@ std::vector<std::string> BackendResult::reasons() const {
   std::vector<std::string> out;
   if (!error.empty()) out.push_back(error);
   for (const std::string& name : missing) out.push_back(fmt::format("{}: missing from the outputs", name));
+  for (const std::string& what : misshapen) out.push_back(fmt::format("{}: wrong shape", what));
   for (const TensorResult& t : tensors)
     out.insert(out.end(), t.verdict.reasons.begin(), t.verdict.reasons.end());
   return out;
@@ -28,13 +30,22 @@ ReferenceResult reference_with_bounds(const Case& c, int threads) {
 }
 
 BackendResult judge_outputs(std::string name, const Case& c, const Outputs& got, const ReferenceResult& reference,
-                            const Outputs* baseline, const TolerancePolicy& policy) {
+                            const Outputs* baseline, const TolerancePolicy& policy,
+                            const std::vector<Direction>& passes) {
   BackendResult r;
   r.backend = std::move(name);
+  r.passes = passes;
   for (const TensorSpec& spec : tensor_layout(c.architecture, c.shape, TensorRole::output)) {
+    if (std::find(passes.begin(), passes.end(), spec.direction) == passes.end()) continue;
     const auto it = got.find(spec.name);
     if (it == got.end()) {
       r.missing.push_back(spec.name);
+      r.pass = false;
+      continue;
+    }
+    if (it->second.dims() != spec.dims || it->second.size() != element_count(spec.dims)) {
+      r.misshapen.push_back(fmt::format("{}: {} instead of {}", spec.name, to_string(it->second.dims()),
+                                        to_string(spec.dims)));
       r.pass = false;
       continue;
     }
@@ -51,7 +62,20 @@ BackendResult judge_outputs(std::string name, const Case& c, const Outputs& got,
     r.pass = r.pass && t.verdict.pass;
     r.tensors.push_back(std::move(t));
   }
+  r.verdict = r.pass ? Verdict::pass : Verdict::fail;
   return r;
+}
+
+BackendResult failed_run(const BackendInfo& backend, const BackendError& e) {
+  BackendResult failed;
+  failed.backend = backend.name;
+  failed.pass = false;
+  failed.verdict = verdict_of(e.kind);
+  failed.error = e.what();
+  failed.log = e.log;
+  failed.attempted = e.attempted;
+  failed.passes = backend.passes;
+  return failed;
 }
 
 std::vector<BackendResult> check_backends(const Case& c, const std::vector<const BackendInfo*>& backends,
@@ -62,13 +86,10 @@ std::vector<BackendResult> check_backends(const Case& c, const std::vector<const
   std::vector<BackendResult> results;
   for (const BackendInfo* b : backends) {
     try {
-      results.push_back(judge_outputs(b->name, c, run_backend(*b, c, executor), reference, &baseline, policy));
+      results.push_back(
+          judge_outputs(b->name, c, run_backend(*b, c, executor), reference, &baseline, policy, b->passes));
     } catch (const BackendError& e) {
-      BackendResult failed;
-      failed.backend = b->name;
-      failed.pass = false;
-      failed.error = e.what();
-      results.push_back(std::move(failed));
+      results.push_back(failed_run(*b, e));
     }
     if (judged) judged(results.back());
   }
@@ -112,9 +133,26 @@ std::vector<const BackendInfo*> match_backends(std::string_view glob) {
   return out;
 }
 
+namespace {
+
+std::string indented(const std::string& text) {
+  std::string out;
+  for (char ch : text) out += ch == '\n' ? std::string("\n    ") : std::string(1, ch);
+  return out;
+}
+
+}  // namespace
+
 std::string format_result(const BackendResult& r) {
-  std::string s = fmt::format("{}: {}\n", r.backend, r.pass ? "PASS" : "FAIL");
-  if (!r.error.empty()) return s + "  " + r.error + "\n";
+  std::string verdict(to_string(r.verdict));
+  std::transform(verdict.begin(), verdict.end(), verdict.begin(), [](unsigned char ch) { return std::toupper(ch); });
+  std::string s = fmt::format("{}: {}{}\n", r.backend, verdict,
+                              r.passes.size() == 1 ? " (forward only: gradients not checked)" : "");
+  if (!r.error.empty()) {
+    s += "  " + r.error + "\n";
+    if (!r.log.empty()) s += "  its stderr ends:\n    " + indented(r.log) + "\n";
+    return s;
+  }
   s += fmt::format("  {:<16} {:>10} {:>10} {:>8} {:>8} {:>9} {:>9} {:>9}  {}\n", "tensor", "max abs", "max rel",
                    "ulp p50", "ulp p99", "ulp max", "bound x", "base x", "verdict");
   const auto opt = [](const std::optional<double>& v) { return v ? fmt::format("{:.3g}", *v) : std::string("-"); };

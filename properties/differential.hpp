@@ -15,6 +15,7 @@
 #include "backends/backend.hpp"
 #include "properties/compare.hpp"
 #include "properties/policy.hpp"
+#include "properties/verdict.hpp"
 #include "reference/reference.hpp"
 
 namespace scancheck {
@@ -26,22 +27,33 @@ struct TensorResult {
 
 struct BackendResult {
   std::string backend;                //!< a backend name, or "candidate" for verify
-  bool pass = true;
+  bool pass = true;                   //!< verdict == Verdict::pass
+  Verdict verdict = Verdict::pass;
   std::string error;                  //!< the run failed (BackendError): the message; no tensors then
-  std::vector<std::string> missing;   //!< outputs the reference has and the run did not produce
+  std::string log;                    //!< a worker's last stderr lines, when its run failed
+  bool attempted = true;              //!< false: not run at all (its worker was given up)
+  std::vector<std::string> missing;   //!< outputs of its passes the run did not produce
+  std::vector<std::string> misshapen; //!< outputs of the wrong shape: "dx: [2, 3] instead of [2, 3, 4]"
   std::vector<TensorResult> tensors;  //!< in tensor_layout order
-  std::vector<std::string> reasons() const;  //!< every failed rule and missing tensor, one line each
+  std::vector<Direction> passes{Direction::forward, Direction::backward};  //!< the passes judged
+  std::vector<std::string> reasons() const;  //!< every failed rule, missing and misshapen tensor, one line each
 };
 
 //! The reference of `c` with bounds, on `threads` threads (0: all).
 ReferenceResult reference_with_bounds(const Case& c, int threads = 0);
 
-//! Judges `got` against the reference and (when given) the baseline's outputs on the same case.
+//! Judges `got` against the reference and (when given) the baseline's outputs on the same case, on the
+//! outputs of `passes` only (a forward-only backend is judged on its forward outputs alone).
 BackendResult judge_outputs(std::string name, const Case& c, const Outputs& got, const ReferenceResult& reference,
-                            const Outputs* baseline, const TolerancePolicy& policy);
+                            const Outputs* baseline, const TolerancePolicy& policy,
+                            const std::vector<Direction>& passes = {Direction::forward, Direction::backward});
+
+//! The result of a run that failed (BackendError): its verdict (error, fault, timeout), message and log.
+BackendResult failed_run(const BackendInfo& backend, const BackendError& e);
 
 //! Runs the baseline, then every backend, on `executor`, and judges each. A backend that fails while
-//! running (BackendError) is a failed result carrying the message; input errors propagate. `judged` is
+//! running (BackendError) is a result with its verdict (error, fault, timeout) and message; input errors
+//! propagate. `judged` is
 //! called after each backend (progress displays).
 std::vector<BackendResult> check_backends(const Case& c, const std::vector<const BackendInfo*>& backends,
                                           Executor executor, const ReferenceResult& reference,

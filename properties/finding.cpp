@@ -45,6 +45,7 @@ json finding_json(const Finding& f, const std::vector<std::string>& repro) {
       {"message", f.message},
       {"request", to_json(f.request)},
       {"original_request", f.original ? to_json(*f.original) : json(nullptr)},
+      {"log", f.log},
       {"related_cases", related},
       {"cases_until_failure", f.cases_until_failure},
       {"shrink_steps", f.shrink_steps},
@@ -58,7 +59,9 @@ json finding_json(const Finding& f, const std::vector<std::string>& repro) {
 std::string readme(const Finding& f, const std::vector<std::string>& repro) {
   std::ostringstream out;
   out << f.property << (f.backend.empty() ? "" : " of " + f.backend) << "\n  " << to_string(f.request) << "\n"
-      << f.message << "\n\nrepro:\n";
+      << f.message << "\n";
+  if (!f.log.empty()) out << "\nthe worker's stderr ended with:\n" << f.log << "\n";
+  out << "\nrepro:\n";
   for (const std::string& line : repro) out << "  " << line << "\n";
   return out.str();
 }
@@ -115,6 +118,7 @@ Finding load_finding(const fs::path& argument) {
   f.request = request_from_json(in, in.field(j, "$", "request"), "request");
   if (const json& original = in.field(j, "$", "original_request"); !original.is_null())
     f.original = request_from_json(in, original, "original_request");
+  f.log = in.text(j, "$", "log");
   f.cases_until_failure = in.integer(j, "$", "cases_until_failure");
   f.shrink_steps = static_cast<int>(in.integer(j, "$", "shrink_steps"));
   f.shrink_tries = static_cast<int>(in.integer(j, "$", "shrink_tries"));

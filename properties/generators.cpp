@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <numeric>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -51,8 +52,38 @@ std::size_t draw_regime(Source& s, const std::vector<Regime>& allowed) {
   return 0;
 }
 
+// ---- a backend's constraints (foreign-backends.md): drawn inside them, shrunk inside them ----
+
+//! State channels per head come in multiples of this, so that W = H c k is a multiple of width_multiple.
+std::int64_t per_head_step(std::int64_t heads, std::int64_t c, const BackendConstraints& k) {
+  const std::int64_t unit = heads * c;
+  return std::lcm(unit, k.width_multiple) / unit;
+}
+
+bool heads_allowed(std::int64_t heads, const BackendConstraints& k) {
+  return k.heads.empty() || std::find(k.heads.begin(), k.heads.end(), heads) != k.heads.end();
+}
+
+//! The options with the constraints applied to the regimes: no resets regime for a backend without
+//! resets (nor extreme where resets are segment positions: it resets too), no extreme for exact-only.
+GeneratorOptions constrained(GeneratorOptions o, Architecture arch) {
+  const BackendConstraints& k = o.constraints;
+  const bool exact_only = k.sqrt_gradients == std::vector<SqrtGradient>{SqrtGradient::exact};
+  std::erase_if(o.regimes, [&](Regime r) {
+    if (!k.resets && (r == Regime::resets || (r == Regime::extreme && describe(arch).segment_positions))) return true;
+    return exact_only && r == Regime::extreme;  // float32 cannot evaluate D(q) there
+  });
+  if (o.regimes.empty()) o.regimes = {Regime::default_};
+  if (k.max_batch) o.min_batch = std::min(o.min_batch, *k.max_batch);
+  return o;
+}
+
 Draw draw(Source& s, int size, Architecture arch, const GeneratorOptions& o) {
-  const CaseLimits lim = limits_for_size(size, arch);
+  const BackendConstraints& k = o.constraints;
+  CaseLimits lim = limits_for_size(size, arch);
+  if (k.max_length) lim.max_length = std::min(lim.max_length, *k.max_length);
+  if (k.max_batch) lim.max_batch = std::min(lim.max_batch, *k.max_batch);
+  if (k.max_width) lim.max_width = std::min(lim.max_width, *k.max_width);
   const std::int64_t c = channel_factor(arch);
   Draw d;
   // L first: the boundary lengths within reach, or any length.
@@ -66,13 +97,22 @@ Draw draw(Source& s, int size, Architecture arch, const GeneratorOptions& o) {
   const std::int64_t heads_max =
       std::min(lim.max_heads, std::max<std::int64_t>(1, lim.max_elements / (d.batch * d.length * c)));
   d.heads = heads_max >= 2 && s.chance(1, 2) ? s.uniform(2, heads_max) : 1;
-  std::int64_t k_max = std::max<std::int64_t>(1, lim.max_width / (d.heads * c));
-  k_max = std::clamp<std::int64_t>(lim.max_elements / (d.batch * d.length * d.heads * c), 1, k_max);
+  if (!k.heads.empty()) {  // the allowed counts that fit the width, else the smallest allowed
+    std::vector<std::int64_t> fit;
+    for (std::int64_t h : k.heads)
+      if (h * c * per_head_step(h, c, k) <= std::max(lim.max_width, c)) fit.push_back(h);
+    d.heads = fit.empty() ? *std::min_element(k.heads.begin(), k.heads.end())
+                          : fit[static_cast<std::size_t>(s.uniform(0, static_cast<std::int64_t>(fit.size()) - 1))];
+  }
+  const std::int64_t step = per_head_step(d.heads, c, k);
+  std::int64_t k_max = std::max<std::int64_t>(1, lim.max_width / (d.heads * c * step));
+  k_max = std::clamp<std::int64_t>(lim.max_elements / (d.batch * d.length * d.heads * c * step), 1, k_max);
   d.per_head = s.uniform(1, k_max);
   d.regime = draw_regime(s, o.regimes);
-  d.drop_h0 = s.chance(1, 4);
-  d.drop_dh_last = s.chance(1, 4);
+  d.drop_h0 = s.chance(1, 4) || !k.h0;
+  d.drop_dh_last = s.chance(1, 4) || !k.dh_last;
   d.exact_sqrt = describe(arch).sqrt_gradient && s.chance(1, 4);
+  if (k.sqrt_gradients.size() == 1) d.exact_sqrt = k.sqrt_gradients.front() == SqrtGradient::exact;
   d.seed = s.bits();
   return d;
 }
@@ -94,21 +134,26 @@ rc::Seq<Draw> flag_shrink(const Draw& d, bool on, bool Draw::*flag) {
   return rc::seq::just(e);
 }
 
-rc::Seq<Draw> shrinks_of(const Draw& d, std::int64_t min_batch) {
+rc::Seq<Draw> shrinks_of(const Draw& d, std::int64_t min_batch, const BackendConstraints& k) {
+  const rc::Seq<Draw> heads = rc::seq::filter(
+      field_shrinks<std::int64_t>(d, d.heads, 1, [](Draw& e, std::int64_t v) { e.heads = v; }),
+      [k](const Draw& e) { return heads_allowed(e.heads, k); });
   return rc::seq::concat(
       field_shrinks<std::int64_t>(d, d.batch, min_batch, [](Draw& e, std::int64_t v) { e.batch = v; }),
-      field_shrinks<std::int64_t>(d, d.length, 1, [](Draw& e, std::int64_t v) { e.length = v; }),
-      field_shrinks<std::int64_t>(d, d.heads, 1, [](Draw& e, std::int64_t v) { e.heads = v; }),
+      field_shrinks<std::int64_t>(d, d.length, 1, [](Draw& e, std::int64_t v) { e.length = v; }), heads,
       field_shrinks<std::size_t>(d, d.regime, 0, [](Draw& e, std::size_t v) { e.regime = v; }),
-      flag_shrink(d, d.drop_h0, &Draw::drop_h0), flag_shrink(d, d.drop_dh_last, &Draw::drop_dh_last),
+      k.h0 ? flag_shrink(d, d.drop_h0, &Draw::drop_h0) : rc::Seq<Draw>(),
+      k.dh_last ? flag_shrink(d, d.drop_dh_last, &Draw::drop_dh_last) : rc::Seq<Draw>(),
       field_shrinks<std::int64_t>(d, d.per_head, 1, [](Draw& e, std::int64_t v) { e.per_head = v; }),
-      flag_shrink(d, d.exact_sqrt, &Draw::exact_sqrt));
+      k.sqrt_gradients.size() == 1 ? rc::Seq<Draw>() : flag_shrink(d, d.exact_sqrt, &Draw::exact_sqrt));
 }
 
-CaseRequest to_request(const Draw& d, Architecture arch, DType io, const std::vector<Regime>& regimes) {
+CaseRequest to_request(const Draw& d, Architecture arch, DType io, const GeneratorOptions& o) {
+  const std::vector<Regime>& regimes = o.regimes;
+  const std::int64_t c = channel_factor(arch);
   CaseRequest r;
   r.architecture = arch;
-  r.shape = {d.batch, d.length, d.heads * d.per_head * channel_factor(arch), d.heads};
+  r.shape = {d.batch, d.length, d.heads * d.per_head * per_head_step(d.heads, c, o.constraints) * c, d.heads};
   r.seed = d.seed;
   r.regime = regimes[d.regime];
   r.io_dtype = io;
@@ -144,16 +189,19 @@ CaseLimits limits_for_size(int size, Architecture arch) {
   return lim;
 }
 
-rc::Gen<CaseRequest> gen_case_request(Architecture arch, DType io, const GeneratorOptions& options) {
-  if (options.regimes.empty()) throw std::invalid_argument("gen_case_request: no regime allowed");
+rc::Gen<CaseRequest> gen_case_request(Architecture arch, DType io, const GeneratorOptions& given) {
+  if (given.regimes.empty()) throw std::invalid_argument("gen_case_request: no regime allowed");
+  const GeneratorOptions options = constrained(given, arch);
   if (options.min_batch < 1) throw std::invalid_argument("gen_case_request: min_batch must be at least 1");
   return rc::Gen<CaseRequest>([arch, io, options](const rc::Random& random, int size) {
     Source source(random);
     const std::int64_t min_batch = options.min_batch;
-    rc::Shrinkable<Draw> drawn = rc::shrinkable::shrinkRecur(
-        draw(source, size, arch, options), [min_batch](const Draw& d) { return shrinks_of(d, min_batch); });
-    return rc::shrinkable::map(std::move(drawn), [arch, io, regimes = options.regimes](const Draw& d) {
-      return to_request(d, arch, io, regimes);
+    rc::Shrinkable<Draw> drawn =
+        rc::shrinkable::shrinkRecur(draw(source, size, arch, options), [min_batch, k = options.constraints](const Draw& d) {
+          return shrinks_of(d, min_batch, k);
+        });
+    return rc::shrinkable::map(std::move(drawn), [arch, io, options](const Draw& d) {
+      return to_request(d, arch, io, options);
     });
   });
 }

@@ -20,6 +20,10 @@
 //!   sqrt_gradient  gated kinds: exact with probability 1/4, never with the extreme regime (float32 cannot
 //!                  evaluate D(q) there: docs/backends/gated.md, "Known limit"); plain scans: bounded
 //!   seed           uniform 64-bit
+//! A backend's constraints (GeneratorOptions::constraints) narrow all of this: L, B and W within its
+//! maxima, H from its list, W a multiple of width_multiple (k in steps of lcm(H c, m) / (H c)), no h0 or
+//! dh_last where it takes none, the sqrt convention it implements, no resets regime (nor extreme for the
+//! gated kinds) without resets; shrinks that would leave them are never tried.
 //! max_elements = 512 + 40000 s / 100 bounds B L W, so one float128 reference costs about a millisecond
 //! at small sizes and a few hundred ms at s = 100 (rglru ~8 us per element on one core).
 //!
@@ -36,6 +40,7 @@
 
 #include <rapidcheck.h>
 
+#include "backends/backend.hpp"
 #include "core/generate.hpp"
 
 namespace scancheck {
@@ -56,6 +61,8 @@ struct GeneratorOptions {
   std::vector<Regime> regimes{Regime::default_, Regime::long_memory, Regime::resets, Regime::extreme, Regime::clip};
   //! Smallest batch drawn (and shrunk to), e.g. 2 for a batch permutation property.
   std::int64_t min_batch = 1;
+  //! A backend's constraints (foreign-backends.md): every request drawn and every shrink stays inside.
+  BackendConstraints constraints;
 };
 
 //! Requests of one architecture in one io dtype.

@@ -20,7 +20,8 @@ nlohmann::json TolerancePolicy::to_json() const {
 }
 
 TolerancePolicy TolerancePolicy::from_json(const nlohmann::json& j, const std::string& source) {
-  if (!j.is_object()) throw InputError(fmt::format("{}: a policy is a JSON object", source));
+  const JsonReader in(source);
+  in.object(j, "$");
   TolerancePolicy p;
   for (const auto& [key, value] : j.items()) {
     double* field = key == "bound_factor"          ? &p.bound_factor
@@ -29,10 +30,10 @@ TolerancePolicy TolerancePolicy::from_json(const nlohmann::json& j, const std::s
                     : key == "baseline_slack_bound" ? &p.baseline_slack_bound
                                                    : nullptr;
     if (!field)
-      throw InputError(fmt::format("{}: unknown policy field '{}' (expected bound_factor, baseline_factor, "
-                                   "baseline_slack_ulps, baseline_slack_bound)", source, key));
+      in.fail("$", fmt::format("unknown policy field '{}' (expected bound_factor, baseline_factor, "
+                               "baseline_slack_ulps, baseline_slack_bound)", key));
     if (!value.is_number() || !std::isfinite(value.get<double>()) || value.get<double>() < 0)
-      throw InputError(fmt::format("{}: policy field '{}' must be a finite number >= 0", source, key));
+      in.fail(key, "must be a finite number >= 0");
     *field = value.get<double>();
   }
   return p;

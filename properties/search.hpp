@@ -39,6 +39,7 @@ struct PropertyFailure {
       : message(std::move(message_)), backend(std::move(backend_)) {}
   std::string message;
   std::string backend;  //!< the backend the failure is about (named in the repro command); empty when none
+  std::string log;      //!< a worker's last stderr lines, when its run failed
   //! Further cases worth keeping beside the failing one (e.g. its perturbed copy), saved as subdirectories
   //! under these names.
   std::vector<std::pair<std::string, Case>> related;
@@ -73,6 +74,9 @@ struct SearchOutcome {
 using CaseAddress = rc::detail::Reproduce;
 //! Case `index` of the stream (seed, shard) at `size`.
 CaseAddress case_address(std::uint64_t seed, std::int64_t shard, std::int64_t index, int size);
+//! The request a search's property draws from `generator` at `address` (a property draws through its own
+//! split of the random, so this is not generator(random, size)).
+CaseRequest request_at(const rc::Gen<CaseRequest>& generator, const CaseAddress& address);
 
 //! Runs `failure_of` on cases from `generator`; an exception escaping it (or make_case) is a failure too.
 SearchOutcome search(const FailureOf& failure_of, const rc::Gen<CaseRequest>& generator, const SearchOptions&);

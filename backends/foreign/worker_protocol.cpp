@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "backends/foreign/worker_protocol.hpp"
+
+#include <set>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/json_reader.hpp"
+
+namespace scancheck::foreign {
+namespace {
+
+using nlohmann::json;
+
+json parse_line(std::string_view line, const JsonReader& in) {
+  try {
+    return json::parse(line);
+  } catch (const json::exception&) {
+    const std::string shown(line.substr(0, 200));
+    in.fail("$", fmt::format("not a JSON object: '{}'", shown));
+  }
+}
+
+std::vector<Direction> passes_of(const JsonReader& in, const json& j, const std::string& path) {
+  if (!in.has(j, "passes")) return {Direction::forward, Direction::backward};
+  const std::vector<std::string> names = in.strings(j, path, "passes");
+  if (names == std::vector<std::string>{"forward"}) return {Direction::forward};
+  if (names == std::vector<std::string>{"forward", "backward"}) return {Direction::forward, Direction::backward};
+  in.fail(JsonReader::join(path, "passes"), "expected [\"forward\"] or [\"forward\", \"backward\"]");
+}
+
+BackendConstraints constraints_of(const JsonReader& in, const json& j, const std::string& path) {
+  BackendConstraints c;
+  if (!in.has(j, "constraints")) return c;
+  const json& k = in.object(in.field(j, path, "constraints"), path + ".constraints");
+  const std::string p = path + ".constraints";
+  static const std::set<std::string> known{"width_multiple", "max_width", "max_length", "max_batch", "heads",
+                                           "sqrt_gradient", "h0", "dh_last", "resets"};
+  for (const auto& [key, value] : k.items())
+    if (!known.count(key)) in.fail(p, fmt::format("unknown constraint '{}'", key));
+  if (in.has(k, "width_multiple")) c.width_multiple = in.positive_integer(k, p, "width_multiple");
+  if (in.has(k, "max_width")) c.max_width = in.positive_integer(k, p, "max_width");
+  if (in.has(k, "max_length")) c.max_length = in.positive_integer(k, p, "max_length");
+  if (in.has(k, "max_batch")) c.max_batch = in.positive_integer(k, p, "max_batch");
+  if (in.has(k, "heads")) {
+    c.heads = in.positive_integers(k, p, "heads");
+    if (c.heads.empty()) in.fail(p + ".heads", "allows no head count");
+  }
+  if (in.has(k, "sqrt_gradient")) {
+    for (const std::string& name : in.strings(k, p, "sqrt_gradient")) {
+      try {
+        c.sqrt_gradients.push_back(parse_sqrt_gradient(name));
+      } catch (const InputError& e) {
+        in.fail(p + ".sqrt_gradient", e.what());
+      }
+    }
+    if (c.sqrt_gradients.empty()) in.fail(p + ".sqrt_gradient", "allows no convention");
+  }
+  if (in.has(k, "h0")) c.h0 = in.boolean(k, p, "h0");
+  if (in.has(k, "dh_last")) c.dh_last = in.boolean(k, p, "dh_last");
+  if (in.has(k, "resets")) c.resets = in.boolean(k, p, "resets");
+  return c;
+}
+
+DeclaredBackend declared_backend(const JsonReader& in, const json& j, const std::string& path) {
+  DeclaredBackend b;
+  b.variant = in.text(j, path, "variant");
+  if (!is_variant_token(b.variant)) in.fail(path + ".variant", "must be [A-Za-z0-9_.+-]+");
+  b.architecture = in.named(j, path, "architecture", parse_architecture);
+  b.io_dtype = in.named(j, path, "io_dtype", parse_dtype);
+  b.passes = passes_of(in, j, path);
+  if (in.has(j, "deterministic")) b.deterministic = in.boolean(j, path, "deterministic");
+  b.constraints = constraints_of(in, j, path);
+  return b;
+}
+
+}  // namespace
+
+std::string DeclaredBackend::token() const { return fmt::format("{}@{}", variant, dtype_token(io_dtype)); }
+
+std::string hello_request() { return json{{"op", "hello"}, {"protocol", protocol_version}}.dump(); }
+
+std::string run_request(std::int64_t id, const std::string& backend, const std::filesystem::path& case_dir,
+                        const std::filesystem::path& out) {
+  return json{{"op", "run"}, {"id", id}, {"backend", backend}, {"case", case_dir.string()}, {"out", out.string()}}
+      .dump();
+}
+
+std::string bye_request() { return json{{"op", "bye"}}.dump(); }
+
+HelloAnswer parse_hello_answer(std::string_view line, const std::string& source) {
+  const JsonReader in(source + ": hello");
+  const json j = parse_line(line, in);
+  in.object(j, "$");
+  const std::int64_t protocol = in.integer(j, "$", "protocol");
+  if (protocol != protocol_version)
+    in.fail("protocol", fmt::format("protocol version {} is not one scancheck speaks (it speaks {})", protocol,
+                                    protocol_version));
+  HelloAnswer hello;
+  hello.provider = in.text(j, "$", "provider");
+  if (!is_provider_name(hello.provider)) in.fail("provider", fmt::format("'{}' is not [a-z0-9_-]+", hello.provider));
+  const json& backends = in.array(j, "$", "backends");
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < backends.size(); ++i) {
+    const std::string path = fmt::format("backends[{}]", i);
+    DeclaredBackend b = declared_backend(in, backends[i], path);
+    const std::string name = to_string(BackendName{hello.provider, b.architecture, b.variant, b.io_dtype});
+    if (!seen.insert(name).second) in.fail(path, fmt::format("{} is declared twice", name));
+    hello.backends.push_back(std::move(b));
+  }
+  if (hello.backends.empty()) in.fail("backends", "declares no backend");
+  return hello;
+}
+
+RunAnswer parse_run_answer(std::string_view line, std::int64_t expected_id) {
+  json j;
+  try {
+    j = json::parse(line);
+  } catch (const json::exception&) {
+    throw ProtocolError(fmt::format("answered '{}', not a JSON object", line.substr(0, 200)));
+  }
+  const auto fail = [](std::string_view why) -> RunAnswer { throw ProtocolError(std::string(why)); };
+  if (!j.is_object()) return fail(fmt::format("answered {}, not a JSON object", j.dump().substr(0, 200)));
+  RunAnswer a;
+  if (!j.contains("id") || !j["id"].is_number_integer()) return fail("a run answer without an integer \"id\"");
+  a.id = j["id"].get<std::int64_t>();
+  if (a.id != expected_id) return fail(fmt::format("answered id {} to run {}", a.id, expected_id));
+  if (!j.contains("ok") || !j["ok"].is_boolean()) return fail("a run answer without \"ok\": true or false");
+  a.ok = j["ok"].get<bool>();
+  if (!a.ok) {
+    a.error = j.contains("error") && j["error"].is_string() ? j["error"].get<std::string>() : "no message";
+    return a;
+  }
+  if (j.contains("device_ms")) {
+    const json& ms = j["device_ms"];
+    if (!ms.is_object()) return fail("\"device_ms\" is not an object");
+    for (const auto& [key, value] : ms.items()) {
+      if (!value.is_number() || value.get<double>() < 0) return fail("\"device_ms\" values must be numbers >= 0");
+      if (key == "forward") a.forward_ms = value.get<double>();
+      else if (key == "backward") a.backward_ms = value.get<double>();
+    }
+  }
+  return a;
+}
+
+}  // namespace scancheck::foreign

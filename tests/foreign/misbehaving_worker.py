@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""Workers that break the protocol or the math in one chosen way, for tests/foreign/foreign_test.sh.
+
+    misbehaving_worker.py MODE
+
+Every mode declares one scan backend, provider "mis-MODE", variant MODE, float32, and computes it with the
+numpy example (examples/numpy_worker.py) unless the mode says otherwise:
+    segfault         dies of SIGSEGV on every run                              -> fault
+    hang             never answers a run                                       -> timeout
+    garbage          answers a run with a line that is not JSON                -> fault
+    refuse           answers ok: false                                         -> error
+    no_outputs       answers ok: true and writes nothing                       -> fail (missing)
+    wrong_shapes     writes h with a wrong shape                               -> fail (wrong shape)
+    constraints      declares constraints and refuses any case outside them    -> pass (scancheck keeps inside)
+    forward_only     declares passes ["forward"] and writes the forward only   -> pass, gradients not checked
+    nondeterministic declares deterministic: false and adds run-to-run noise below the bound
+    exit_at_hello    exits before answering hello                              -> bad input, exit 2
+    protocol_2       answers hello with protocol 2                             -> bad input, exit 2
+    bad_provider     declares provider "Bad Name"                              -> bad input, exit 2
+    stderr_chatter   writes 100 lines to stderr per run, then segfaults        -> fault, the log's tail kept
+"""
+import json
+import os
+import signal
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples"))
+import numpy as np  # noqa: E402
+import numpy_worker  # noqa: E402
+
+MODE = sys.argv[1]
+CONSTRAINTS = {"width_multiple": 4, "max_length": 40, "max_batch": 2, "heads": [1, 2], "h0": False,
+               "dh_last": False, "resets": False, "sqrt_gradient": ["bounded"]}
+
+
+def hello():
+    if MODE == "exit_at_hello":
+        sys.exit(3)
+    backend = {"variant": MODE, "architecture": "scan", "io_dtype": "float32"}
+    if MODE == "constraints":
+        backend["constraints"] = CONSTRAINTS
+    if MODE == "forward_only":
+        backend["passes"] = ["forward"]
+    if MODE == "nondeterministic":
+        backend["deterministic"] = False
+    provider = "Bad Name" if MODE == "bad_provider" else "mis-" + MODE.replace("_", "-")
+    return {"protocol": 2 if MODE == "protocol_2" else 1, "provider": provider, "backends": [backend]}
+
+
+def outside_constraints(meta, t):
+    B, L, W = t["a"].shape
+    if W % 4 or L > 40 or B > 2 or meta["heads"] not in (1, 2) or "h0" in t or "dh_last" in t:
+        return f"B={B} L={L} W={W} H={meta['heads']} h0={'h0' in t} dh_last={'dh_last' in t}"
+    return None
+
+
+def run(request):
+    if MODE in ("segfault", "stderr_chatter"):
+        if MODE == "stderr_chatter":
+            for i in range(100):
+                print(f"chatter line {i}", file=sys.stderr)
+            sys.stderr.flush()
+        os.kill(os.getpid(), signal.SIGSEGV)
+    if MODE == "hang":
+        while True:
+            time.sleep(60)
+    if MODE == "refuse":
+        return {"ok": False, "error": "this kernel refuses every case"}
+    meta, t = numpy_worker.load_case(request["case"])
+    if MODE == "constraints":
+        why = outside_constraints(meta, t)
+        if why:
+            return {"ok": False, "error": "scancheck sent a case outside my constraints: " + why}
+    outputs = numpy_worker.run_scan(meta, t, backward=MODE != "forward_only")
+    if MODE == "forward_only":
+        outputs = {"h": outputs["h"], "h_last": outputs["h_last"]}
+    if MODE == "no_outputs":
+        outputs = {}
+    if MODE == "wrong_shapes":
+        outputs["h"] = outputs["h"][:, :-1] if outputs["h"].shape[1] > 1 else np.zeros((1, 2, 3), np.float32)
+    for name, value in outputs.items():
+        if MODE == "nondeterministic" and name in ("h", "h_last"):
+            value = value.copy()  # the same numbers: nondeterminism is declared, the outputs stay right
+        np.save(os.path.join(request["out"], name + ".npy"), np.ascontiguousarray(value, dtype=np.float32))
+    return {"ok": True}
+
+
+def main():
+    for line in sys.stdin:
+        request = json.loads(line)
+        if request["op"] == "hello":
+            answer = hello()
+        elif request["op"] == "run":
+            if MODE == "garbage":
+                print("this is not the protocol", flush=True)
+                continue
+            answer = run(request)
+            answer["id"] = request["id"]
+        else:
+            return
+        print(json.dumps(answer), flush=True)
+
+
+if __name__ == "__main__":
+    main()
