@@ -10,6 +10,8 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev librapidcheck-dev
   # Reports: the schema test validates with Debian's python3-jsonschema; the HTML test renders in chromium.
   python3 python3-jsonschema chromium
+  # Foreign backends: the C ABI plugins' tensors are DLPack views; the example and test workers use numpy.
+  libdlpack-dev python3-numpy
 )
 
 missing=()

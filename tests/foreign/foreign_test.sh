@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# End-to-end checks of foreign backends over the worker protocol (../shared/spec/foreign-backends.md):
+# a correct numpy worker passes fuzzing; a buggy variant fails with a shrunk finding whose repro replays;
+# every kind of misbehaving worker gets its verdict (fault, timeout, error, fail) while the run's other
+# backends keep their rows; workers that break hello are bad input (one line, exit 2).
+# Usage: foreign_test.sh /path/to/scancheck SOURCE_DIR [REPORTS_DIR]. Exit 77 (skipped) without numpy.
+set -uo pipefail
+bin=$1
+src=$2
+reports_dir=${3:-}
+python=/usr/bin/python3
+if ! "$python" -c 'import numpy' 2>/dev/null; then
+  echo "SKIP: $python has no numpy (Debian's python3-numpy)"
+  exit 77
+fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+passed=0
+pass() { passed=$((passed + 1)); }
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+numpy="$python $src/examples/numpy_worker.py"
+mis="$python $src/tests/foreign/misbehaving_worker.py"
+
+# expect_bad_input DESCRIPTION ARGS...: exit 2 and exactly one line on stderr.
+expect_bad_input() {
+  local what=$1; shift
+  "$bin" "$@" >"$work/stdout" 2>"$work/stderr"
+  local rc=$? lines
+  lines=$(wc -l <"$work/stderr")
+  if [ "$rc" -ne 2 ] || [ "$lines" -ne 1 ]; then fail "$what: exit $rc with $lines stderr lines"; cat "$work/stderr"; return; fi
+  pass
+}
+
+# A correct worker: listed with its provider, passes 200 fuzz cases.
+"$bin" list --worker "$numpy" >"$work/list.txt" && grep -q '^numpy:rglru/textbook@fp32 ' "$work/list.txt" &&
+  pass || fail "list shows the worker's provider-qualified backends"
+"$bin" fuzz --worker "$numpy" --backends 'numpy:*' --cases 200 --findings "$work/ok-findings" >"$work/fuzz.txt" 2>&1 &&
+  grep -q 'fuzz: 200 cases' "$work/fuzz.txt" && pass || { fail "numpy worker passes 200 fuzz cases"; cat "$work/fuzz.txt"; }
+
+# A plausible bug (the backward drops dh_last): caught, shrunk to one element, and the repro replays it.
+"$bin" fuzz --worker "$numpy --misbehave" --backends 'numpy:rglru/dh_last_ignored@fp32' --cases 60 \
+  --findings "$work/findings" >"$work/bug.txt" 2>&1
+[ $? -eq 1 ] && grep -q 'shape 1,1,1,1' "$work/bug.txt" && pass || { fail "the dh_last bug is caught and shrunk"; cat "$work/bug.txt"; }
+repro=$(grep -m1 'repro: scancheck check' "$work/bug.txt" | sed 's/.*repro: scancheck check //')
+eval "\"$bin\" check --worker \"$numpy --misbehave\" $repro" >"$work/replay.txt" 2>&1
+[ $? -eq 1 ] && grep -q 'dh_last_ignored@fp32: FAIL' "$work/replay.txt" && pass || { fail "the finding replays"; cat "$work/replay.txt"; }
+compgen -G "$work/findings/*/finding.json" >/dev/null && grep -q '"format": "scancheck-finding"' "$work"/findings/*/finding.json &&
+  pass || fail "the finding is saved as finding.json"
+
+# Misbehaving workers on one case, beside a built-in that must keep its row.
+"$bin" make-case --arch scan --batch 2 --length 9 --width 4 --seed 3 --no-h0 --no-dh-last --out "$work/case" >/dev/null
+verdict_of() {  # verdict_of MODE -> the worker backend's verdict line, the built-in's PASS checked too
+  local mode=$1
+  "$bin" check --worker "$mis $mode" --timeout 3 --case "$work/case" --backend "{mis-*,scan/chunk16@fp32}" \
+    >"$work/$mode.txt" 2>&1
+  echo "rc=$?" >>"$work/$mode.txt"
+  grep -q '^scan/chunk16@fp32: PASS' "$work/$mode.txt" || fail "$mode: the built-in beside it lost its row"
+}
+for expectation in segfault:FAULT hang:TIMEOUT garbage:FAULT refuse:ERROR no_outputs:FAIL wrong_shapes:FAIL \
+    stderr_chatter:FAULT; do
+  mode=${expectation%%:*} want=${expectation#*:}
+  verdict_of "$mode"
+  grep -q ": $want" "$work/$mode.txt" && grep -q 'rc=1' "$work/$mode.txt" && pass ||
+    { fail "$mode gives $want (exit 1)"; cat "$work/$mode.txt"; }
+done
+grep -q 'missing from the outputs' "$work/no_outputs.txt" && pass || fail "no outputs are named missing"
+grep -q 'wrong shape' "$work/wrong_shapes.txt" && pass || fail "wrong shapes are named"
+grep -q 'chatter line 99' "$work/stderr_chatter.txt" && pass || fail "the worker's stderr tail is shown"
+
+# Constraints: generated cases and shrinks stay inside them (the worker refuses any case outside).
+"$bin" fuzz --worker "$mis constraints" --backends 'mis-*' --cases 60 --findings "$work/cf" >"$work/constraints.txt" 2>&1 &&
+  pass || { fail "cases stay inside a backend's constraints"; cat "$work/constraints.txt"; }
+"$bin" make-case --arch scan --batch 2 --length 50 --width 4 --seed 3 --no-h0 --no-dh-last --out "$work/case-long" >/dev/null
+expect_bad_input "a case outside the constraints" check --worker "$mis constraints" --case "$work/case-long" --backend 'mis-*'
+"$bin" make-case --arch scan --batch 2 --length 9 --width 4 --seed 3 --out "$work/case-h0" >/dev/null
+grep -q 'h0' <("$bin" check --worker "$mis constraints" --case "$work/case-h0" --backend 'mis-*' 2>&1) &&
+  pass || fail "the broken constraint is named"
+
+# Forward-only and nondeterministic backends.
+"$bin" check --worker "$mis forward_only" --case "$work/case" --backend 'mis-*' >"$work/fwd.txt" 2>&1 &&
+  grep -q 'forward only: gradients not checked' "$work/fwd.txt" && pass || { fail "forward-only backend"; cat "$work/fwd.txt"; }
+"$bin" property deterministic --worker "$mis nondeterministic" --arch scan --io-dtype float32 --cases 5 \
+  --findings "$work/pf" >"$work/nondet.txt" 2>&1 && pass || { fail "nondeterministic backend is exempt"; cat "$work/nondet.txt"; }
+
+# Hello that breaks the protocol: bad input.
+expect_bad_input "a worker that exits at hello" list --worker "$mis exit_at_hello"
+expect_bad_input "another protocol version" list --worker "$mis protocol_2"
+expect_bad_input "a malformed provider name" list --worker "$mis bad_provider"
+expect_bad_input "a duplicate provider" list --worker "$mis refuse" --worker "$mis refuse"
+expect_bad_input "a command that does not exist" list --worker "$work/no-such-worker"
+expect_bad_input "an unterminated quote" list --worker "'$numpy"
+
+echo "foreign workers: $passed checks passed, $failures failed"
+[ "$failures" -eq 0 ]
