@@ -36,6 +36,10 @@ struct WorkerOptions {
   int max_consecutive_faults = 5;  //!< per backend, then it is given up
 };
 
+//! Where workers' case and output directories are written: $SCANCHECK_SCRATCH, else /dev/shm (memory: a
+//! run of a small case costs a tenth of a disk round trip there), else the temporary directory.
+std::filesystem::path scratch_root();
+
 //! The default deadline of one run: 60 s, plus 1 s per million elements of the case's tensors (inputs and
 //! outputs), so a production shape on a slow worker is not cut short.
 double default_timeout(const Case&);
