@@ -10,8 +10,11 @@
 //! the metrics of properties/compare.hpp and their verdicts; a row passes when all its tensors do, nothing
 //! is missing and the run did not fail.
 //!
-//! Reading is strict: a file that is not a scancheck report, has another schema_version, or lacks or
-//! mistypes a field is an InputError naming the file and the field.
+//! Reading is strict: a file that is not a scancheck report, has another schema_version, lacks or mistypes
+//! a field, or names a row's backend outside the grammar of backends/variant.hpp is an InputError naming
+//! the file and the field.
+//!
+//! The model is model.cpp; report.json's writer is report_json.cpp, its reader report_reader.cpp.
 #pragma once
 
 #include <cstdint>

@@ -176,6 +176,19 @@ TEST(ReportJson, StrictReadingNamesTheProblem) {
   json foreign = good;
   foreign["tool"]["name"] = "othertool";
   EXPECT_NE(read_error(foreign).find("not scancheck"), std::string::npos);
+  json nameless = good;
+  nameless["rows"][2]["backend"] = "chunk16@fp32";
+  EXPECT_NE(read_error(nameless).find("bad.json: rows[2].backend: backend name 'chunk16@fp32': no '/'"),
+            std::string::npos)
+      << read_error(nameless);
+}
+
+// A row's backend is any name of the grammar, a foreign provider's included, and reads back as written.
+TEST(ReportJson, ReadsForeignBackendNames) {
+  json j = to_json(small_report());
+  j["rows"][0]["backend"] = "acme-kernels:scan/tiled_v2.1@fp32";
+  EXPECT_EQ(read_error(j), "");
+  EXPECT_EQ(from_json(j, "foreign.json").rows[0].backend, "acme-kernels:scan/tiled_v2.1@fp32");
 }
 
 TEST(ReportFiles, WriteReportWritesAllThreeFilesAndNoTemporary) {

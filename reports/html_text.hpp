@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: Apache-2.0
+//! @file
+//! Internal to reports/: the text of the HTML page and its SVG: appending formatted text, escaping, and how
+//! numbers are written (three significant digits, percentages, powers of ten with superscripts).
+//! Generic: nothing here knows the report.
+#pragma once
+
+#include <iterator>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include <fmt/format.h>
+
+namespace scancheck::reports::detail {
+
+//! Appends to `out`: the page is built by appending, and this saves a temporary per fragment.
+template <class... Args>
+void put(std::string& out, fmt::format_string<Args...> format, Args&&... args) {
+  fmt::format_to(std::back_inserter(out), format, std::forward<Args>(args)...);
+}
+
+//! Every text taken from the report goes through here: & < > " ' become entities.
+std::string escape(std::string_view text);
+
+//! A number for reading: three significant digits; an absent one is "–".
+std::string num(double x);
+std::string num(const std::optional<double>& x);
+//! A fraction as a percentage, three significant digits.
+std::string percent(double fraction);
+
+//! k in superscript digits, with a superscript minus: "⁻⁸".
+std::string superscript(int k);
+//! "1", "10", "10²", "10⁻⁸"; with `plain_below` the powers up to it are written out ("100", "1000").
+std::string power_of_ten(int k, int plain_below = 1);
+
+}  // namespace scancheck::reports::detail

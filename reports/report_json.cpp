@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: Apache-2.0
+// report.json's writer: the model as JSON (schema v1, reports/schema/report.schema.json), its text and the
+// file. Non-finite numbers travel as "inf", "-inf", "nan" (json_number), which the reader takes back.
+#include <optional>
+#include <string>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+#include "core/case_dir.hpp"
+#include "core/case_request.hpp"
+#include "core/json_reader.hpp"
+#include "reports/model.hpp"
+
+namespace scancheck::reports {
+
+using nlohmann::json;
+
+namespace {
+
+json number(double x) { return json_number(x); }
+json optional_number(const std::optional<double>& x) { return json_number(x); }
+
+json shape_json(const Shape& s) { return json::array({s.batch, s.length, s.width, s.heads}); }
+
+json metrics_json(const TensorEntry& t) {
+  const TensorMetrics& m = t.metrics;
+  return {{"name", m.name},
+          {"dtype", to_string(m.dtype)},
+          {"compared", m.compared},
+          {"max_abs", number(m.max_abs)},
+          {"max_rel", number(m.max_rel)},
+          {"max_exact", number(m.max_exact)},
+          {"ulp", {{"p50", number(m.ulp_p50)}, {"p90", number(m.ulp_p90)}, {"p99", number(m.ulp_p99)},
+                   {"max", number(m.ulp_max)}, {"histogram", m.ulp_histogram}}},
+          {"bound_ratio", optional_number(m.bound_ratio)},
+          {"max_bound", number(m.max_bound)},
+          {"unbounded", m.unbounded},
+          {"baseline_abs", optional_number(m.baseline_abs)},
+          {"baseline_ratio", optional_number(m.baseline_ratio)},
+          {"nonfinite_mismatches", m.nonfinite_mismatches},
+          {"worst", {{"index", m.worst.index}, {"at", m.worst.at}, {"got", number(m.worst.got)},
+                     {"exact", number(m.worst.exact)}, {"bound", number(m.worst.bound)},
+                     {"ulp", number(m.worst.ulp)}}},
+          {"verdict", t.pass ? "pass" : "fail"},
+          {"reasons", t.reasons}};
+}
+
+json row_json(const Row& r) {
+  json tensors = json::array();
+  for (const TensorEntry& t : r.tensors) tensors.push_back(metrics_json(t));
+  json j = {{"case", r.case_id},
+            {"shape", shape_json(r.shape)},
+            {"architecture", to_string(r.architecture)},
+            {"backend", r.backend},
+            {"io_dtype", to_string(r.io_dtype)},
+            {"pass", to_string(r.direction)},
+            {"verdict", r.ok ? "pass" : "fail"},
+            {"error", r.error.empty() ? json(nullptr) : json(r.error)},
+            {"missing", r.missing},
+            {"tensors", std::move(tensors)},
+            {"seed", r.seed},
+            {"repro", r.repro},
+            {"timing", nullptr}};
+  if (r.timing)
+    j["timing"] = {{"median_ms", number(r.timing->median_ms)}, {"min_ms", number(r.timing->min_ms)},
+                   {"max_ms", number(r.timing->max_ms)}, {"repeats", r.timing->repeats}};
+  return j;
+}
+
+}  // namespace
+
+json to_json(const Report& r) {
+  json cases = json::array(), rows = json::array(), sources = json::array();
+  for (const CaseEntry& c : r.cases)
+    cases.push_back({{"id", c.id},
+                     {"request", to_json(c.request)},
+                     {"elements_total", c.elements_total},
+                     {"elements_verified", c.elements_verified},
+                     {"fraction_verified", number(c.fraction_verified)},
+                     {"repro", c.repro}});
+  for (const Row& row : r.rows) rows.push_back(row_json(row));
+  for (const Source& s : r.merged_from)
+    sources.push_back({{"generated_at", s.generated_at}, {"git_revision", s.git_revision}, {"seed", s.seed}});
+  const auto optional_string = [](const std::optional<std::string>& s) { return s ? json(*s) : json(nullptr); };
+  return {
+      {"schema_version", r.schema_version},
+      {"label", r.label},
+      {"generated_at", r.generated_at},
+      {"tool", {{"name", r.tool.name}, {"version", r.tool.version}, {"git_revision", r.tool.git_revision}}},
+      {"environment",
+       {{"executor", r.environment.executor},
+        {"device", optional_string(r.environment.device)},
+        {"compiler", r.environment.compiler},
+        {"cuda", optional_string(r.environment.cuda)},
+        {"host", r.environment.host},
+        {"threads", r.environment.threads}}},
+      {"method",
+       {{"preset", r.method.preset},
+        {"reference_precision", r.method.reference_precision},
+        {"bounds", r.method.bounds},
+        {"baseline", r.method.baseline},
+        {"sampling", r.method.sampling},
+        {"seed", r.method.seed},
+        {"backends", r.method.backends},
+        {"lengths", r.method.lengths}}},
+      {"policy", r.policy.to_json()},
+      {"coverage",
+       {{"backends_total", r.coverage.backends_total},
+        {"backends_checked", r.coverage.backends_checked},
+        {"cases", r.coverage.cases},
+        {"shapes", r.coverage.shapes},
+        {"rows", r.coverage.rows},
+        {"elements_total", r.coverage.elements_total},
+        {"elements_verified", r.coverage.elements_verified},
+        {"fraction_verified", number(r.coverage.fraction_verified)}}},
+      {"cases", std::move(cases)},
+      {"rows", std::move(rows)},
+      {"verdict",
+       {{"pass", r.verdict.pass},
+        {"rows_failed", r.verdict.rows_failed},
+        {"backends_failed", r.verdict.backends_failed},
+        {"summary", r.verdict.summary}}},
+      {"scope", r.scope},
+      {"merged_from", std::move(sources)},
+  };
+}
+
+// Compact: a quick report has thousands of rows, and indentation would triple its size.
+std::string to_json_text(const Report& r) { return to_json(r).dump() + "\n"; }
+
+void save_report_json(const Report& r, const std::filesystem::path& path) {
+  write_file_atomically(path, to_json_text(r));
+}
+
+}  // namespace scancheck::reports

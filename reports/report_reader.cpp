@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: Apache-2.0
+// report.json's strict reader: every field present and of its type, names of the enums and of backends
+// parsed, case ids unique and every row's case known; any problem is an InputError naming the file and the
+// field (core/json_reader.hpp).
+#include <algorithm>
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "backends/variant.hpp"
+#include "core/case_request.hpp"
+#include "core/error.hpp"
+#include "core/json_reader.hpp"
+#include "reports/model.hpp"
+
+namespace scancheck::reports {
+
+using nlohmann::json;
+
+namespace {
+
+// Strict reading (core/json_reader.hpp) of the report's own structures.
+struct Reader : JsonReader {
+  using JsonReader::JsonReader;
+
+  bool verdict(const json& j, const std::string& path) const {
+    const std::string v = text(j, path, "verdict");
+    if (v != "pass" && v != "fail") fail(path + ".verdict", "expected \"pass\" or \"fail\"");
+    return v == "pass";
+  }
+
+  //! The row's backend, kept as written, and only a name of the grammar (backends/variant.hpp): the page
+  //! reads a backend's schedule and baseline from its name and diff matches rows by it, so a malformed
+  //! name is an error of the file, not a backend of its own.
+  std::string backend(const json& j, const std::string& path) const {
+    named(j, path, "backend", parse_backend_name);
+    return text(j, path, "backend");
+  }
+
+  TensorEntry tensor(const json& j, const std::string& path) const {
+    TensorEntry t;
+    TensorMetrics& m = t.metrics;
+    m.name = text(j, path, "name");
+    m.dtype = named(j, path, "dtype", parse_dtype);
+    m.compared = integer(j, path, "compared");
+    m.max_abs = real(j, path, "max_abs");
+    m.max_rel = real(j, path, "max_rel");
+    m.max_exact = real(j, path, "max_exact");
+    const json& ulp = field(j, path, "ulp");
+    const std::string ulp_path = path + ".ulp";
+    m.ulp_p50 = real(ulp, ulp_path, "p50");
+    m.ulp_p90 = real(ulp, ulp_path, "p90");
+    m.ulp_p99 = real(ulp, ulp_path, "p99");
+    m.ulp_max = real(ulp, ulp_path, "max");
+    const json& histogram = array(ulp, ulp_path, "histogram");
+    const auto count = [](const json& x) { return x.is_number_integer() && x.get<std::int64_t>() >= 0; };
+    if (histogram.size() != static_cast<std::size_t>(ulp_buckets) ||
+        !std::all_of(histogram.begin(), histogram.end(), count))
+      fail(ulp_path + ".histogram", fmt::format("expected {} non-negative counts", ulp_buckets));
+    m.ulp_histogram = histogram.get<std::vector<std::int64_t>>();
+    m.bound_ratio = optional_real(j, path, "bound_ratio");
+    m.max_bound = real(j, path, "max_bound");
+    m.unbounded = integer(j, path, "unbounded");
+    m.baseline_abs = optional_real(j, path, "baseline_abs");
+    m.baseline_ratio = optional_real(j, path, "baseline_ratio");
+    m.nonfinite_mismatches = integer(j, path, "nonfinite_mismatches");
+    const json& worst = field(j, path, "worst");
+    const std::string worst_path = path + ".worst";
+    m.worst = {integer(worst, worst_path, "index"), text(worst, worst_path, "at"), real(worst, worst_path, "got"),
+               real(worst, worst_path, "exact"), real(worst, worst_path, "bound"), real(worst, worst_path, "ulp")};
+    t.pass = verdict(j, path);
+    t.reasons = strings(j, path, "reasons");
+    return t;
+  }
+
+  Row row(const json& j, const std::string& path) const {
+    Row r;
+    r.case_id = text(j, path, "case");
+    r.shape = shape(j, path);
+    r.architecture = named(j, path, "architecture", parse_architecture);
+    r.backend = backend(j, path);
+    r.io_dtype = named(j, path, "io_dtype", parse_dtype);
+    r.direction = named(j, path, "pass", parse_direction);
+    r.ok = verdict(j, path);
+    r.error = optional_text(j, path, "error").value_or("");
+    r.missing = strings(j, path, "missing");
+    const json& tensors = array(j, path, "tensors");
+    for (std::size_t i = 0; i < tensors.size(); ++i)
+      r.tensors.push_back(tensor(tensors[i], fmt::format("{}.tensors[{}]", path, i)));
+    r.seed = unsigned_integer(j, path, "seed");
+    r.repro = text(j, path, "repro");
+    const json& timing = field(j, path, "timing");
+    if (!timing.is_null()) {
+      const std::string t = path + ".timing";
+      r.timing = Timing{real(timing, t, "median_ms"), real(timing, t, "min_ms"), real(timing, t, "max_ms"),
+                        static_cast<int>(integer(timing, t, "repeats"))};
+    }
+    return r;
+  }
+};
+
+}  // namespace
+
+Report from_json(const json& j, const std::string& source) {
+  const Reader in(source);
+  if (!j.is_object() || !j.contains("schema_version"))
+    throw InputError(fmt::format("{}: not a scancheck report (no schema_version)", source));
+  const json& version = j.at("schema_version");
+  if (!version.is_number_integer())
+    throw InputError(fmt::format("{}: not a scancheck report (schema_version is not an integer)", source));
+  if (version.get<int>() != schema_version)
+    throw InputError(fmt::format("{}: schema_version {} is not supported (this scancheck reads version {})", source,
+                                 version.get<int>(), schema_version));
+  Report r;
+  r.label = in.text(j, "$", "label");
+  r.generated_at = in.text(j, "$", "generated_at");
+  const json& tool = in.field(j, "$", "tool");
+  r.tool = {in.text(tool, "tool", "name"), in.text(tool, "tool", "version"), in.text(tool, "tool", "git_revision")};
+  if (r.tool.name != "scancheck") in.fail("tool.name", fmt::format("written by '{}', not scancheck", r.tool.name));
+  const json& env = in.field(j, "$", "environment");
+  r.environment = {in.text(env, "environment", "executor"),     in.optional_text(env, "environment", "device"),
+                   in.text(env, "environment", "compiler"),     in.optional_text(env, "environment", "cuda"),
+                   in.text(env, "environment", "host"),
+                   static_cast<int>(in.integer(env, "environment", "threads"))};
+  const json& method = in.field(j, "$", "method");
+  r.method = {in.text(method, "method", "preset"),   in.text(method, "method", "reference_precision"),
+              in.text(method, "method", "bounds"),   in.text(method, "method", "baseline"),
+              in.text(method, "method", "sampling"), in.unsigned_integer(method, "method", "seed"),
+              in.text(method, "method", "backends"), in.positive_integers(method, "method", "lengths")};
+  r.policy = TolerancePolicy::from_json(in.field(j, "$", "policy"), source + ": policy");
+  const json& cov = in.field(j, "$", "coverage");
+  r.coverage = {in.integer(cov, "coverage", "backends_total"),   in.integer(cov, "coverage", "backends_checked"),
+                in.integer(cov, "coverage", "cases"),            in.integer(cov, "coverage", "shapes"),
+                in.integer(cov, "coverage", "rows"),             in.integer(cov, "coverage", "elements_total"),
+                in.integer(cov, "coverage", "elements_verified"), in.real(cov, "coverage", "fraction_verified")};
+  const json& cases = in.array(j, "$", "cases");
+  std::set<std::string> ids;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const std::string path = fmt::format("cases[{}]", i);
+    CaseEntry c;
+    c.id = in.text(cases[i], path, "id");
+    if (!ids.insert(c.id).second) in.fail(path + ".id", fmt::format("duplicate case id '{}'", c.id));
+    c.request = request_from_json(in, in.field(cases[i], path, "request"), path + ".request");
+    c.elements_total = in.integer(cases[i], path, "elements_total");
+    c.elements_verified = in.integer(cases[i], path, "elements_verified");
+    c.fraction_verified = in.real(cases[i], path, "fraction_verified");
+    c.repro = in.text(cases[i], path, "repro");
+    r.cases.push_back(std::move(c));
+  }
+  const json& rows = in.array(j, "$", "rows");
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const std::string path = fmt::format("rows[{}]", i);
+    r.rows.push_back(in.row(rows[i], path));
+    if (!ids.count(r.rows.back().case_id))
+      in.fail(path + ".case", fmt::format("unknown case id '{}'", r.rows.back().case_id));
+  }
+  const json& verdict = in.field(j, "$", "verdict");
+  r.verdict = {in.boolean(verdict, "verdict", "pass"), in.integer(verdict, "verdict", "rows_failed"),
+               in.strings(verdict, "verdict", "backends_failed"), in.text(verdict, "verdict", "summary")};
+  r.scope = in.strings(j, "$", "scope");
+  const json& sources = in.array(j, "$", "merged_from");
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    const std::string path = fmt::format("merged_from[{}]", i);
+    r.merged_from.push_back({in.text(sources[i], path, "generated_at"), in.text(sources[i], path, "git_revision"),
+                             in.unsigned_integer(sources[i], path, "seed")});
+  }
+  return r;
+}
+
+Report load_report(const std::filesystem::path& argument) {
+  const std::filesystem::path path =
+      std::filesystem::is_directory(argument) ? argument / "report.json" : argument;
+  const json j = read_json_file(path, "the report");
+  return from_json(j, path.string());
+}
+
+}  // namespace scancheck::reports
