@@ -65,6 +65,9 @@ struct BackendInfo {
   std::vector<Direction> passes{Direction::forward, Direction::backward};
   bool deterministic = true;  //!< false exempts it from the bitwise-determinism property (atomics)
   BackendConstraints constraints;
+  //! The command-line options that load it (`--worker 'COMMAND'`, `--plugin PATH`), for repro lines;
+  //! empty for the built-ins.
+  std::string loaded_by;
 
   bool computes(Direction d) const;
 

@@ -44,9 +44,11 @@ std::vector<VariantFlags> builtin_flag_sets(const ArchitectureDescriptor& arch, 
   return sets;
 }
 
+#if !SCANCHECK_HAVE_CUDA
 [[noreturn]] void no_cuda_build() {
   throw InputError("this build of scancheck has no cuda executor (nvcc was not found at configure time)");
 }
+#endif
 
 #if SCANCHECK_HAVE_CUDA
 PassTiming pass_timing(const backends::PhaseTiming& t) { return {t.median_ms, t.min_ms, t.max_ms}; }

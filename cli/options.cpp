@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli/options.hpp"
 
+#include "backends/foreign/plugin.hpp"
 #include "backends/foreign/plugin_host.hpp"
+#include "backends/foreign/shell_words.hpp"
 #include "backends/foreign/worker.hpp"
 
 namespace scancheck::cli {
@@ -32,6 +34,10 @@ void ForeignOptions::add_to(CLI::App& cmd) {
   cmd.add_option("--plugin", plugins, "a C ABI plugin of foreign backends (repeatable): its .so, run in a plugin host")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd.add_option("--plugin-in-process", in_process_plugins,
+                 "a C ABI plugin loaded into scancheck itself (repeatable): faster, no isolation from crashes")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd.add_option("--timeout", timeout, "seconds a foreign backend may take per run (default: 60 + 1 per M elements)")
       ->check(CLI::NonNegativeNumber);
 }
@@ -39,9 +45,11 @@ void ForeignOptions::add_to(CLI::App& cmd) {
 void ForeignOptions::load() const {
   foreign::WorkerOptions options;
   if (timeout > 0) options.timeout = timeout;
-  std::vector<std::string> commands = workers;
-  for (const std::string& plugin : plugins) commands.push_back(foreign::plugin_host_command(plugin));
-  foreign::load_workers(commands, registry(), options);
+  foreign::load_workers(workers, registry(), options);
+  for (const std::string& plugin : plugins)
+    foreign::load_worker(foreign::plugin_host_command(plugin), registry(), options,
+                         "--plugin " + foreign::quoted_word(plugin));
+  foreign::load_plugins_in_process(in_process_plugins, registry());
 }
 
 }  // namespace scancheck::cli

@@ -36,13 +36,16 @@ struct ExecutorOption {
 
 //! --worker 'COMMAND' and --plugin PATH.so (both repeatable) and --timeout SECONDS: the foreign backends
 //! (foreign-backends.md) a subcommand takes beside the built-ins, loaded into the registry before it runs.
+//! --plugin-in-process PATH.so (repeatable) loads a plugin into scancheck itself: no process between them,
+//! so no isolation (a crash ends scancheck, a hang hangs it, --timeout does not apply).
 struct ForeignOptions {
-  std::vector<std::string> workers, plugins;
+  std::vector<std::string> workers, plugins, in_process_plugins;
   double timeout = 0;  //!< seconds per run; 0: the default, which scales with the case's size
 
   void add_to(CLI::App& cmd);
-  //! Starts the workers (a plugin runs in a plugin-host worker) and registers their backends. Throws
-  //! InputError for one that cannot start or breaks the protocol at hello.
+  //! Starts the workers (a plugin runs in a plugin-host worker), loads the in-process plugins and
+  //! registers their backends. Throws InputError for one that cannot start, cannot be loaded or breaks the
+  //! protocol at hello.
   void load() const;
 };
 

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "backends/backend.hpp"
 #include "core/case_dir.hpp"
 #include "core/case_request.hpp"
 #include "core/json_reader.hpp"
@@ -82,8 +83,11 @@ std::vector<std::string> repro_lines(const Finding& f, const fs::path& case_dir)
                                 f.rc_reproduce, f.property));
     lines.push_back(fmt::format("RC_PARAMS=\"seed={}\"  (reruns the search)", f.seed));
   }
-  if (!f.backend.empty())
-    lines.push_back(fmt::format("scancheck check --case {} --backend '{}'", case_dir.string(), f.backend));
+  if (!f.backend.empty()) {
+    const BackendInfo* b = registry().find(f.backend);  // a foreign backend: the options that load it
+    const std::string loader = b && !b->loaded_by.empty() ? b->loaded_by + " " : "";
+    lines.push_back(fmt::format("scancheck check {}--case {} --backend '{}'", loader, case_dir.string(), f.backend));
+  }
   return lines;
 }
 

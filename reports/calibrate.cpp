@@ -32,8 +32,8 @@ std::vector<BackendRows> rows_by_backend(const Report& r) {
 }
 
 std::string failing_reason(const BackendRows& g) {
-  const auto failing = std::count_if(g.rows.begin(), g.rows.end(), [](const Row* r) { return !r->ok; });
-  const auto first = std::find_if(g.rows.begin(), g.rows.end(), [](const Row* r) { return !r->ok; });
+  const auto failing = std::count_if(g.rows.begin(), g.rows.end(), [](const Row* r) { return !r->ok(); });
+  const auto first = std::find_if(g.rows.begin(), g.rows.end(), [](const Row* r) { return !r->ok(); });
   return fmt::format("{} of {} rows fail the tolerance policy, e.g. {}", failing, g.rows.size(), (*first)->repro);
 }
 
@@ -108,7 +108,7 @@ Calibration calibrate(const Report& r, double margin) {
                                  margin));
   Calibration c{r.label, r.tool.git_revision, r.generated_at, margin, {}, {}};
   for (const BackendRows& g : rows_by_backend(r)) {
-    if (std::any_of(g.rows.begin(), g.rows.end(), [](const Row* row) { return !row->ok; })) {
+    if (std::any_of(g.rows.begin(), g.rows.end(), [](const Row* row) { return !row->ok(); })) {
       c.not_calibrated.push_back({g.backend, failing_reason(g)});
       continue;
     }

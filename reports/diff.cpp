@@ -36,11 +36,11 @@ std::string failure_reason(const Row& row) {
   if (!row.missing.empty()) return fmt::format("missing {}", fmt::join(row.missing, ", "));
   for (const TensorEntry& t : row.tensors)
     if (!t.pass) return fmt::format("{}: {}", t.metrics.name, t.reasons.empty() ? "fails" : t.reasons.front());
-  return row.ok ? "" : "fails";
+  return row.ok() ? "" : "fails";
 }
 
 RowChange change_of(const RowIdentity& id, const Row& row) {
-  return {id.backend, id.direction, id.request, row.repro, row.ok ? "" : failure_reason(row)};
+  return {id.backend, id.direction, id.request, row.repro, row.ok() ? "" : failure_reason(row)};
 }
 
 double finite_or_zero(double x) { return std::isfinite(x) ? x : 0; }
@@ -122,13 +122,13 @@ ReportDiff diff_reports(const Report& old_report, const Report& new_report, doub
     const auto match = old_rows.find(id);
     if (match == old_rows.end()) {
       d.added.push_back(change_of(id, after));
-      if (!after.ok) d.new_rows_failing.push_back(d.added.back());
+      if (!after.ok()) d.new_rows_failing.push_back(d.added.back());
       continue;
     }
     const Row& before = *match->second;
     ++d.matched;
-    if (before.ok && !after.ok) d.new_failures.push_back(change_of(id, after));
-    if (!before.ok && after.ok) d.fixed.push_back(change_of(id, after));
+    if (before.ok() && !after.ok()) d.new_failures.push_back(change_of(id, after));
+    if (!before.ok() && after.ok()) d.fixed.push_back(change_of(id, after));
     record_growth(before, after, table);
   }
   for (const Row& before : old_report.rows) {

@@ -62,15 +62,19 @@ std::vector<std::string> row_reasons(const Row& row) {
   std::vector<std::string> out;
   if (!row.error.empty()) out.push_back("run failed: " + row.error);
   for (const std::string& name : row.missing) out.push_back(name + ": missing from the outputs");
+  for (const std::string& what : row.misshapen) out.push_back("wrong shape: " + what);
   for (const TensorEntry& t : row.tensors) out.insert(out.end(), t.reasons.begin(), t.reasons.end());
   return out;
 }
 
 std::string failing_row(const Row& row) {
   std::string out = fmt::format(
-      "<div class=\"failure\"><div><code class=\"backend\">{}</code> · case {} · {} · {} · seed {}</div>\n<ul>",
-      escape(row.backend), escape(row.case_id), escape(to_string(row.shape)), to_string(row.direction), row.seed);
+      "<div class=\"failure\"><div><code class=\"backend\">{}</code> · case {} · {} · {} · seed {} · "
+      "<strong>{}</strong></div>\n<ul>",
+      escape(row.backend), escape(row.case_id), escape(to_string(row.shape)), to_string(row.direction), row.seed,
+      to_string(row.verdict));
   for (const std::string& reason : row_reasons(row)) put(out, "<li>{}</li>", escape(reason));
+  if (!row.log.empty()) put(out, "<li>its stderr ended with:<pre>{}</pre></li>", escape(row.log));
   put(out, "</ul>\n<code class=\"repro\">{}</code></div>\n", escape(row.repro));
   return out;
 }
@@ -81,7 +85,7 @@ std::string failing_rows(const Report& r) {
   std::int64_t count = 0;
   std::string out;
   for (const Row& row : r.rows)
-    if (!row.ok && count++ < shown) out += failing_row(row);
+    if (!row.ok() && count++ < shown) out += failing_row(row);
   if (count == 0) return "<p class=\"note\">No row failed.</p>\n";
   std::string head = fmt::format("<h3 id=\"failing-rows\">Failing rows ({})</h3>\n", count);
   if (count > shown) put(out, "<p class=\"note\">… and {} more failing rows in report.json.</p>\n", count - shown);

@@ -45,14 +45,24 @@ std::string header(const Report& r) {
   return s;
 }
 
+//! `text` with every line prefixed by `prefix`.
+std::string indented(const std::string& text, const std::string& prefix) {
+  std::string out = prefix;
+  for (char ch : text) out += ch == '\n' ? "\n" + prefix : std::string(1, ch);
+  return out;
+}
+
 std::string failures(const Report& r) {
   std::string s;
   for (const Row& row : r.rows) {
-    if (row.ok) continue;
+    if (row.ok()) continue;
     if (s.empty()) s = "## Failures\n\n";
-    s += fmt::format("- **{}** {} on {} (`{}`):\n", row.backend, to_string(row.direction), row.case_id, to_string(row.shape));
+    s += fmt::format("- **{}** {} on {} (`{}`): **{}**\n", row.backend, to_string(row.direction), row.case_id,
+                     to_string(row.shape), to_string(row.verdict));
     if (!row.error.empty()) s += fmt::format("  - run failed: {}\n", row.error);
+    if (!row.log.empty()) s += fmt::format("  - its stderr ended with:\n\n    ```\n{}\n    ```\n", indented(row.log, "    "));
     for (const std::string& name : row.missing) s += fmt::format("  - missing output {}\n", name);
+    for (const std::string& what : row.misshapen) s += fmt::format("  - output of the wrong shape: {}\n", what);
     for (const TensorEntry& t : row.tensors)
       for (const std::string& why : t.reasons) s += fmt::format("  - {}\n", why);
     s += fmt::format("  - repro: `{}`\n", row.repro);

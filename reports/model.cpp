@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "reports/model.hpp"
 
+#include <algorithm>
+
 #include <chrono>
 #include <ctime>
 #include <map>
@@ -29,13 +31,28 @@ std::string utc_now() {
   return text;
 }
 
+namespace {
+
+//! ": 3 fail, 1 fault, 2 timeout": the failing rows by verdict, in the order of the verdicts.
+std::string verdict_counts(const std::vector<Row>& rows) {
+  std::string out;
+  for (scancheck::Verdict v : {scancheck::Verdict::fail, scancheck::Verdict::error, scancheck::Verdict::fault,
+                               scancheck::Verdict::timeout}) {
+    const auto n = std::count_if(rows.begin(), rows.end(), [v](const Row& row) { return row.verdict == v; });
+    if (n > 0) out += fmt::format("{}{} {}", out.empty() ? ": " : ", ", n, to_string(v));
+  }
+  return out;
+}
+
+}  // namespace
+
 void summarise(Report& r) {
   std::set<std::string> backends, shapes;
   std::map<std::string, bool> backend_ok;
   std::vector<std::string> order;
   for (const Row& row : r.rows) {
     if (backends.insert(row.backend).second) order.push_back(row.backend);
-    backend_ok.try_emplace(row.backend, true).first->second &= row.ok;
+    backend_ok.try_emplace(row.backend, true).first->second &= row.ok();
   }
   r.coverage.backends_checked = static_cast<std::int64_t>(backends.size());
   r.coverage.cases = static_cast<std::int64_t>(r.cases.size());
@@ -51,7 +68,7 @@ void summarise(Report& r) {
                                                                     static_cast<double>(r.coverage.elements_total)
                                                               : 1;
   r.verdict = {};
-  for (const Row& row : r.rows) r.verdict.rows_failed += row.ok ? 0 : 1;
+  for (const Row& row : r.rows) r.verdict.rows_failed += row.ok() ? 0 : 1;
   for (const std::string& b : order)
     if (!backend_ok[b]) r.verdict.backends_failed.push_back(b);
   r.verdict.pass = r.verdict.rows_failed == 0 && !r.rows.empty();
@@ -61,8 +78,9 @@ void summarise(Report& r) {
     r.verdict.summary = fmt::format("PASS: {} backends x {} cases, {} rows, every row within the tolerance policy",
                                     r.coverage.backends_checked, r.coverage.cases, r.coverage.rows);
   else
-    r.verdict.summary = fmt::format("FAIL: {} of {} backends failed ({} of {} rows)", r.verdict.backends_failed.size(),
-                                    r.coverage.backends_checked, r.verdict.rows_failed, r.coverage.rows);
+    r.verdict.summary = fmt::format("FAIL: {} of {} backends failed ({} of {} rows{})", r.verdict.backends_failed.size(),
+                                    r.coverage.backends_checked, r.verdict.rows_failed, r.coverage.rows,
+                                    verdict_counts(r.rows));
 }
 
 std::vector<std::string> default_scope(const Method& m) {

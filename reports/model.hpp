@@ -31,10 +31,14 @@
 #include "core/shape.hpp"
 #include "properties/compare.hpp"
 #include "properties/policy.hpp"
+#include "properties/verdict.hpp"
 
 namespace scancheck::reports {
 
-inline constexpr int schema_version = 1;
+//! Version 2 (this scancheck writes it): rows carry the verdict of foreign-backends.md (pass, fail, error, fault,
+//! timeout), their pass direction under "direction", the tensors of the wrong shape and a worker's stderr
+//! tail. Version 1 (rows with "pass" for the direction and verdict pass | fail) is still read.
+inline constexpr int schema_version = 2;
 
 
 struct Tool {
@@ -97,16 +101,21 @@ struct Row {
   std::string backend;
   DType io_dtype = DType::float32;
   Direction direction = Direction::forward;
-  bool ok = true;                    //!< the row's verdict
+  scancheck::Verdict verdict = scancheck::Verdict::pass;
   std::string error;                 //!< the run failed (BackendError): its message, no tensors
+  std::string log;                   //!< a worker's last stderr lines, when its run failed
   std::vector<std::string> missing;  //!< outputs of this pass the run did not produce
+  std::vector<std::string> misshapen;  //!< outputs of this pass of the wrong shape, "dx: [..] instead of [..]"
   std::vector<TensorEntry> tensors;
   std::uint64_t seed = 0;
   std::string repro;                 //!< `scancheck check ... --backend NAME`
   std::optional<Timing> timing;
+
+  bool ok() const { return verdict == scancheck::Verdict::pass; }
 };
 
-struct Verdict {
+//! The report's outcome: the verdict over all rows.
+struct Outcome {
   bool pass = true;
   std::int64_t rows_failed = 0;
   std::vector<std::string> backends_failed;  //!< registry order
@@ -130,7 +139,7 @@ struct Report {
   Coverage coverage;
   std::vector<CaseEntry> cases;
   std::vector<Row> rows;
-  Verdict verdict;
+  Outcome verdict;
   std::vector<std::string> scope;  //!< what the numbers do and do not mean, one statement each
   std::vector<Source> merged_from;
 

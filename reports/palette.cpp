@@ -49,7 +49,7 @@ Palette make_palette(const Report& r) {
                                                            "#e377c2", "#17becf", "#bcbd22", "#7f7f7f"};
   Palette p;
   for (const Row& row : r.rows) {
-    if (!row.ok) p.failing.insert(row.backend);
+    if (!row.ok()) p.failing.insert(row.backend);
     const std::string schedule = schedule_of(row.backend);
     if (p.schedule_colour.count(schedule)) continue;
     p.schedule_colour[schedule] = colours[p.schedules.size() % colours.size()];

@@ -25,7 +25,8 @@ namespace {
 
 // Strict reading (core/json_reader.hpp) of the report's own structures.
 struct Reader : JsonReader {
-  using JsonReader::JsonReader;
+  Reader(std::string source, int version_) : JsonReader(std::move(source)), version(version_) {}
+  int version;  //!< of the document: 1 or 2
 
   bool verdict(const json& j, const std::string& path) const {
     const std::string v = text(j, path, "verdict");
@@ -84,8 +85,15 @@ struct Reader : JsonReader {
     r.architecture = named(j, path, "architecture", parse_architecture);
     r.backend = backend(j, path);
     r.io_dtype = named(j, path, "io_dtype", parse_dtype);
-    r.direction = named(j, path, "pass", parse_direction);
-    r.ok = verdict(j, path);
+    if (version == 1) {  // "pass" was the direction; verdicts were pass or fail
+      r.direction = named(j, path, "pass", parse_direction);
+      r.verdict = verdict(j, path) ? scancheck::Verdict::pass : scancheck::Verdict::fail;
+    } else {
+      r.direction = named(j, path, "direction", parse_direction);
+      r.verdict = named(j, path, "verdict", parse_verdict);
+      r.log = optional_text(j, path, "log").value_or("");
+      r.misshapen = strings(j, path, "misshapen");
+    }
     r.error = optional_text(j, path, "error").value_or("");
     r.missing = strings(j, path, "missing");
     const json& tensors = array(j, path, "tensors");
@@ -106,15 +114,15 @@ struct Reader : JsonReader {
 }  // namespace
 
 Report from_json(const json& j, const std::string& source) {
-  const Reader in(source);
   if (!j.is_object() || !j.contains("schema_version"))
     throw InputError(fmt::format("{}: not a scancheck report (no schema_version)", source));
   const json& version = j.at("schema_version");
   if (!version.is_number_integer())
     throw InputError(fmt::format("{}: not a scancheck report (schema_version is not an integer)", source));
-  if (version.get<int>() != schema_version)
-    throw InputError(fmt::format("{}: schema_version {} is not supported (this scancheck reads version {})", source,
-                                 version.get<int>(), schema_version));
+  if (version.get<int>() != schema_version && version.get<int>() != 1)
+    throw InputError(fmt::format("{}: schema_version {} is not supported (this scancheck reads versions 1 and {})",
+                                 source, version.get<int>(), schema_version));
+  const Reader in(source, version.get<int>());
   Report r;
   r.label = in.text(j, "$", "label");
   r.generated_at = in.text(j, "$", "generated_at");

@@ -157,7 +157,7 @@ std::int64_t verified_elements(const Case& c, const ReferenceResult& reference) 
 std::vector<Row> rows_of(const BackendResult& result, const BackendInfo& backend, const CaseEntry& entry,
                          const std::optional<BackendTiming>& timing) {
   std::vector<Row> rows;
-  for (Direction direction : {Direction::forward, Direction::backward}) {
+  for (Direction direction : backend.passes) {  // a forward-only backend has no backward rows
     Row row;
     row.case_id = entry.id;
     row.shape = entry.request.shape;
@@ -166,14 +166,21 @@ std::vector<Row> rows_of(const BackendResult& result, const BackendInfo& backend
     row.io_dtype = backend.io_dtype;
     row.direction = direction;
     row.error = result.error;
+    row.log = result.log;
     row.seed = entry.request.seed;
-    row.repro = fmt::format("scancheck check {} --backend '{}'", entry.repro, backend.name);
+    row.repro = fmt::format("scancheck check {}{} --backend '{}'", backend.loaded_by.empty() ? "" : backend.loaded_by + " ",
+                            entry.repro, backend.name);
     for (const std::string& name : result.missing)
       if (direction_of(backend.architecture, name) == direction) row.missing.push_back(name);
+    for (const std::string& what : result.misshapen)
+      if (direction_of(backend.architecture, what.substr(0, what.find(':'))) == direction) row.misshapen.push_back(what);
     for (const TensorResult& t : result.tensors)
-      if (direction_of(backend.architecture, t.metrics.name) == direction) row.tensors.push_back({t.metrics, t.verdict.pass, t.verdict.reasons});
-    row.ok = row.error.empty() && row.missing.empty() &&
-             std::all_of(row.tensors.begin(), row.tensors.end(), [](const TensorEntry& t) { return t.pass; });
+      if (direction_of(backend.architecture, t.metrics.name) == direction)
+        row.tensors.push_back({t.metrics, t.verdict.pass, t.verdict.reasons});
+    // A run that failed (error, fault, timeout) fails both its rows; otherwise each row on its own tensors.
+    const bool pass = row.error.empty() && row.missing.empty() && row.misshapen.empty() &&
+                      std::all_of(row.tensors.begin(), row.tensors.end(), [](const TensorEntry& t) { return t.pass; });
+    row.verdict = !result.error.empty() ? result.verdict : pass ? scancheck::Verdict::pass : scancheck::Verdict::fail;
     if (timing) {
       const PassTiming& t = direction == Direction::forward ? timing->forward : timing->backward;
       row.timing = Timing{t.median_ms, t.min_ms, t.max_ms, timing->repeats};

@@ -30,7 +30,7 @@ struct WorstSoFar {
 
 void add_row(BackendSummary& s, WorstSoFar& worst, const Row& row) {
   ++s.rows;
-  s.rows_failed += row.ok ? 0 : 1;
+  s.rows_failed += row.ok() ? 0 : 1;
   for (const TensorEntry& t : row.tensors) {
     const TensorMetrics& m = t.metrics;
     if (worst.replaced_by(m)) s.worst_tensor = fmt::format("{} ({})", m.name, to_string(row.direction));

@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
 //! C ABI plugins (include/scancheck/plugin.h) behind the worker protocol: `scancheck plugin-host PATH.so`
-//! is a worker that loads the plugin and answers hello and run requests with it, so a plugin that
-//! segfaults, aborts or hangs takes down its host process only (a fault or timeout row), never scancheck.
+//! is a worker that loads the plugin (backends/foreign/plugin.hpp) and answers hello and run requests with
+//! it, so a plugin that segfaults, aborts or hangs takes down its host process only (a fault or timeout
+//! row), never scancheck. The hello answer is the plugin's table; a run loads the case directory, runs the
+//! backend and writes its outputs as float32 .npy files, or answers ok: false with the plugin's one-line
+//! message. A CUDA error after a device backend's run exits the host (the context may be lost: a fault
+//! row, and the next run gets a fresh host). File descriptor 1 is pointed at stderr while it serves, so a
+//! plugin's own prints go to the log, not into the protocol.
 #pragma once
 
 #include <string>

@@ -49,4 +49,10 @@ std::vector<std::string> split_shell_words(std::string_view command) {
   return words;
 }
 
+std::string quoted_word(std::string_view word) {
+  std::string out = "'";
+  for (char ch : word) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return out + "'";
+}
+
 }  // namespace scancheck::foreign

@@ -15,4 +15,7 @@ namespace scancheck::foreign {
 
 std::vector<std::string> split_shell_words(std::string_view command);
 
+//! `word` quoted so that a shell (and split_shell_words) reads it back as one word: 'it'\''s'.
+std::string quoted_word(std::string_view word);
+
 }  // namespace scancheck::foreign

@@ -59,7 +59,7 @@ double default_timeout(const Case& c) { return 60 + 1e-6 * static_cast<double>(e
 
 Worker::Worker(std::string command, WorkerOptions options)
     : command_(std::move(command)), argv_(split_shell_words(command_)), options_(options),
-      scratch_(make_scratch_directory()) {
+      scratch_(make_scratch_directory()), loaded_by_("--worker " + quoted_word(command_)) {
   try {
     start();
   } catch (...) {
@@ -189,22 +189,27 @@ void register_worker_backends(Worker& worker, BackendRegistry& registry) {
     b.passes = declared.passes;
     b.deterministic = declared.deterministic;
     b.constraints = declared.constraints;
+    b.loaded_by = worker.loaded_by();
     b.run = [&worker, declared](const Case& c, Executor) { return worker.run(declared, c); };
     registry.add(std::move(b));
   }
 }
 
-void load_workers(const std::vector<std::string>& commands, BackendRegistry& registry, const WorkerOptions& options) {
+void load_worker(const std::string& command, BackendRegistry& registry, const WorkerOptions& options,
+                 const std::string& loaded_by) {
   static std::vector<std::unique_ptr<Worker>> workers;  // for the process's life: the registry points at them
-  for (const std::string& command : commands) {
-    auto worker = std::make_unique<Worker>(command, options);
-    const std::vector<std::string> taken = registry.providers();
-    if (std::find(taken.begin(), taken.end(), worker->hello().provider) != taken.end())
-      throw InputError(fmt::format("worker '{}' declares provider '{}', which another worker or plugin already has",
-                                   command, worker->hello().provider));
-    register_worker_backends(*worker, registry);
-    workers.push_back(std::move(worker));
-  }
+  auto worker = std::make_unique<Worker>(command, options);
+  if (!loaded_by.empty()) worker->set_loaded_by(loaded_by);
+  const std::vector<std::string> taken = registry.providers();
+  if (std::find(taken.begin(), taken.end(), worker->hello().provider) != taken.end())
+    throw InputError(fmt::format("{} declares provider '{}', which another worker or plugin already has",
+                                 worker->loaded_by(), worker->hello().provider));
+  register_worker_backends(*worker, registry);
+  workers.push_back(std::move(worker));
+}
+
+void load_workers(const std::vector<std::string>& commands, BackendRegistry& registry, const WorkerOptions& options) {
+  for (const std::string& command : commands) load_worker(command, registry, options);
 }
 
 }  // namespace scancheck::foreign

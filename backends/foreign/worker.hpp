@@ -52,6 +52,9 @@ class Worker {
 
   const std::string& command() const { return command_; }
   const HelloAnswer& hello() const { return hello_; }
+  //! The options that load this worker's backends again: --worker 'COMMAND' (or what set_loaded_by set).
+  std::string loaded_by() const { return loaded_by_; }
+  void set_loaded_by(std::string options) { loaded_by_ = std::move(options); }
 
   //! Runs `backend` on `c`: writes the case directory, asks, reads the outputs of its declared passes.
   //! Throws BackendError with the run's failure kind and the worker's last stderr lines.
@@ -73,6 +76,7 @@ class Worker {
   int failed_restarts_ = 0;
   std::string worker_given_up_;                     //!< set when the worker itself cannot be restarted
   std::string last_log_;
+  std::string loaded_by_;
   std::mutex mutex_;
 };
 
@@ -80,6 +84,10 @@ class Worker {
 //! exits. Throws InputError for a worker that cannot start or fails hello, and for a provider name that
 //! another loaded provider has.
 void load_workers(const std::vector<std::string>& commands, BackendRegistry& registry, const WorkerOptions& options);
+//! One worker; `loaded_by` replaces "--worker 'COMMAND'" in its backends' repro lines (a plugin host says
+//! "--plugin PATH").
+void load_worker(const std::string& command, BackendRegistry& registry, const WorkerOptions& options,
+                 const std::string& loaded_by = {});
 
 //! Registers the backends a hello declared, running them on `worker`.
 void register_worker_backends(Worker& worker, BackendRegistry& registry);

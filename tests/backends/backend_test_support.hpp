@@ -1,8 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
-//! Comparisons shared by the backend test suites: outputs against a reference or another backend under the
-//! placeholder tolerance, bitwise equality of whole output sets, gtest-safe backend names, and a process-wide
-//! cache of cases and their references.
+//! What the backend test suites share:
+//!   - judging a run against the exact reference under the tolerance policy of docs/tolerance.md
+//!     (judge_outputs of properties/differential.hpp with the default TolerancePolicy: per element within
+//!     4x the reference's error bound, per tensor within 2x the sequential baseline's error plus a slack, no
+//!     NaN/Inf disagreement); a failure prints the per-tensor table and the failed rules (format_result),
+//!     the case and a `scancheck check` line that reruns it;
+//!   - a process-wide cache of generated cases with, each computed once on first request, the float128
+//!     reference with its float32 error bounds (one thread) and the outputs of the host `sequential`
+//!     baseline (baseline_backend of backends/backend.hpp), the two things every judgement needs;
+//!   - bitwise equality of whole output sets (for what must be exact: determinism, flags that only move
+//!     data, a sequential schedule against a plain loop), the cuda executor against its host twin (gpu
+//!     suites), and gtest-safe backend names.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -15,87 +24,94 @@
 #include <memory>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "backends/backend.hpp"
 #include "core/generate.hpp"
 #include "core/tensor.hpp"
+#include "properties/differential.hpp"
+#include "properties/policy.hpp"
 #include "reference/reference.hpp"
 #include "tests/test_support.hpp"
 
 namespace scancheck::backend_test {
 
-//! Cases and, on first request, their float128 references (no bounds, one thread), kept for the whole
-//! process under a suite's own key; `request_of` says how a key becomes a case.
+//! The case in one line: architecture, shape (B, L, W, H), io dtype, sqrt convention, which optional tensors are
+//! present, and the seed and regime when the case was generated.
+inline std::string describe_case(const Case& c) {
+  std::string s = fmt::format("{} {} io={} sqrt_gradient={} h0={} dh_last={}", to_string(c.architecture),
+                              to_string(c.shape), to_string(c.io_dtype), to_string(c.sqrt_gradient),
+                              c.has("h0") ? "yes" : "no", c.has("dh_last") ? "yes" : "no");
+  if (c.provenance.seed) s += fmt::format(" seed={}", *c.provenance.seed);
+  if (!c.provenance.regime.empty()) s += " regime=" + c.provenance.regime;
+  return s;
+}
+
+//! The command line that reruns the judgement of `backend` on the generated case `r`.
+inline std::string repro_line(const CaseRequest& r, const std::string& backend, Executor executor = Executor::host) {
+  return fmt::format("scancheck check {} --backend '{}'{}", to_string(r), backend,
+                     executor == Executor::host ? "" : fmt::format(" --executor {}", to_string(executor)));
+}
+
+//! Judges `got`, backend `backend`'s outputs on `c`, against the reference (with bounds) and the host
+//! sequential baseline's outputs on the same case, under the default tolerance policy (docs/tolerance.md).
+//! A failing judgement is a gtest failure that prints format_result (per-tensor metrics and every failed
+//! rule) and `description` (the case; a repro line where there is one). Returns the result for callers
+//! that stop at the first failure or inspect the metrics.
+inline BackendResult expect_passes_policy(const std::string& backend, const Case& c, const Outputs& got,
+                                          const ReferenceResult& reference, const Outputs& baseline,
+                                          const std::string& description) {
+  BackendResult r = judge_outputs(backend, c, got, reference, &baseline, TolerancePolicy{});
+  EXPECT_TRUE(r.pass) << "tolerance policy (docs/tolerance.md):\n"
+                      << format_result(r) << "case: " << description;
+  return r;
+}
+
+//! Cases and, each on first request, their float128 references with error bounds (one thread) and the
+//! outputs of their host sequential baseline, kept for the whole process under a suite's own key;
+//! `request_of` says how a key becomes a case. Under ctest every test is its own process, so a test pays
+//! for the references of its own cases only.
 template <class Key>
 class CaseCache {
  public:
   explicit CaseCache(CaseRequest (*request_of)(const Key&)) : request_of_(request_of) {}
 
   const Case& case_of(const Key& k) { return entry(k).c; }
-  const std::map<std::string, Tensor<double>>& reference_of(const Key& k) {
+
+  const ReferenceResult& reference_of(const Key& k) {
     Entry& e = entry(k);
-    if (!e.reference) {
-      ReferenceOptions options;  // float128
-      options.threads = 1;
-      options.bounds = false;
-      e.reference = std::make_unique<ReferenceResult>(compute_reference(e.c, options));
-    }
-    return e.reference->values;
+    if (!e.reference) e.reference = std::make_unique<ReferenceResult>(reference_with_bounds(e.c, 1));
+    return *e.reference;
+  }
+
+  const Outputs& baseline_of(const Key& k) {
+    Entry& e = entry(k);
+    if (!e.baseline) e.baseline = std::make_unique<Outputs>(run_backend(baseline_backend(e.c), e.c, Executor::host));
+    return *e.baseline;
+  }
+
+  //! expect_passes_policy on k's case, described by its request and a repro line for `b`.
+  BackendResult expect_passes(const Key& k, const BackendInfo& b, const Outputs& got,
+                              Executor executor = Executor::host) {
+    const CaseRequest r = request_of_(k);
+    return expect_passes_policy(b.name, case_of(k), got, reference_of(k), baseline_of(k),
+                                fmt::format("{}\nrepro: {}", describe_case(case_of(k)), repro_line(r, b.name, executor)));
   }
 
  private:
   struct Entry {
     Case c;
     std::unique_ptr<ReferenceResult> reference;
+    std::unique_ptr<Outputs> baseline;
   };
   Entry& entry(const Key& k) {
     auto it = entries_.find(k);
-    if (it == entries_.end()) it = entries_.emplace(k, Entry{make_case(request_of_(k)), nullptr}).first;
+    if (it == entries_.end()) it = entries_.emplace(k, Entry{make_case(request_of_(k)), nullptr, nullptr}).first;
     return it->second;
   }
   CaseRequest (*request_of_)(const Key&);
   std::map<Key, Entry> entries_;
 };
-
-//! Placeholder tolerance until the tolerance-policy issue replaces it with properties/tolerance_table.hpp
-//! (per-element bounds, ULP metrics, ratio to the sequential baseline): per output tensor,
-//!   max_i |got_i - want_i| / max_i |want_i|  <=  1e-4 (fp32 io) or 3e-2 (bf16 io),
-//! and a tensor whose expected values are all zero must be exactly zero. NaN anywhere fails.
-inline double tolerance(DType io) { return io == DType::float32 ? 1e-4 : 3e-2; }
-
-template <class T>
-void expect_tensor_close(const std::string& name, const Tensor<float>& got, const Tensor<T>& want, double tol,
-                         const char* against) {
-  ASSERT_EQ(got.dims(), want.dims()) << name;
-  double scale = 0, worst = 0;
-  std::int64_t worst_at = -1, nan_at = -1;
-  for (std::int64_t i = 0; i < want.size(); ++i) scale = std::max(scale, std::abs(static_cast<double>(want[i])));
-  for (std::int64_t i = 0; i < got.size(); ++i) {
-    const double d = std::abs(static_cast<double>(got[i]) - static_cast<double>(want[i]));
-    if (std::isnan(d) && nan_at < 0) nan_at = i;
-    if (d > worst) worst = d, worst_at = i;
-  }
-  ASSERT_LT(nan_at, 0) << name << " at " << index_string(got.dims(), nan_at) << ": got " << got[nan_at] << ", "
-                       << against << " " << static_cast<double>(want[nan_at]);
-  if (scale == 0) {
-    EXPECT_EQ(worst, 0) << name << ": " << against << " is all zero, got " << got[worst_at] << " at "
-                        << index_string(got.dims(), worst_at);
-    return;
-  }
-  EXPECT_LE(worst / scale, tol) << name << ": max |error| / max |" << against << "| = " << worst / scale
-                                << "; worst at " << index_string(got.dims(), worst_at) << ": got " << got[worst_at]
-                                << ", " << against << " " << static_cast<double>(want[worst_at])
-                                << ", tensor max " << scale;
-}
-
-template <class T>
-void expect_outputs_close(const Outputs& got, const std::map<std::string, Tensor<T>>& want, double tol,
-                          const char* against) {
-  ASSERT_EQ(got.size(), want.size());
-  for (const auto& [name, w] : want) {
-    ASSERT_TRUE(got.count(name)) << "missing output " << name;
-    expect_tensor_close(name, got.at(name), w, tol, against);
-  }
-}
 
 inline void expect_bitwise_equal(const Outputs& got, const Outputs& want) {
   ASSERT_EQ(got.size(), want.size());
@@ -110,6 +126,40 @@ inline void expect_bitwise_equal(const Outputs& got, const Outputs& want) {
   }
 }
 
+//! The cuda executor's outputs against its host twin's on the same case, per output tensor:
+//!   max |cuda - host| / max |host|  <=  tolerance,
+//! NaN in either failing, and a tensor the host leaves all zero must be all zero on the device too. Not a
+//! judgement of accuracy (the tolerance policy against the reference is that): the two executors run the
+//! same program bodies, so this checks that the device ran the same algorithm, within the hardware
+//! differences (FMA contraction, cuBLAS summation order) each gpu suite states with its tolerance.
+inline void expect_twin_close(const Outputs& cuda, const Outputs& host, double tolerance) {
+  ASSERT_EQ(cuda.size(), host.size());
+  for (const auto& [name, h] : host) {
+    ASSERT_TRUE(cuda.count(name)) << "missing output " << name;
+    const Tensor<float>& d = cuda.at(name);
+    ASSERT_EQ(d.dims(), h.dims()) << name;
+    double scale = 0, worst = 0;
+    std::int64_t worst_at = 0, nan_at = -1;
+    for (std::int64_t i = 0; i < h.size(); ++i) scale = std::max(scale, std::abs(static_cast<double>(h[i])));
+    for (std::int64_t i = 0; i < d.size(); ++i) {
+      const double diff = std::abs(static_cast<double>(d[i]) - static_cast<double>(h[i]));
+      if (std::isnan(diff) && nan_at < 0) nan_at = i;
+      if (diff > worst) worst = diff, worst_at = i;
+    }
+    if (nan_at >= 0) {
+      ADD_FAILURE() << name << ": NaN at " << index_string(d.dims(), nan_at) << ": cuda " << d[nan_at] << ", host "
+                    << h[nan_at];
+    } else if (scale == 0) {
+      EXPECT_EQ(worst, 0) << name << ": the host twin is all zero, cuda has " << d[worst_at] << " at "
+                          << index_string(d.dims(), worst_at);
+    } else {
+      EXPECT_LE(worst / scale, tolerance)
+          << name << ": max |cuda - host| / max |host| = " << worst / scale << " at "
+          << index_string(d.dims(), worst_at) << ": cuda " << d[worst_at] << ", host " << h[worst_at];
+    }
+  }
+}
+
 //! gtest names allow [A-Za-z0-9_] only: scan/chunk16@fp32 -> scan_chunk16_fp32 (the id itself is traced).
 inline std::string test_name(const testing::TestParamInfo<std::string>& info) {
   std::string s = info.param;
@@ -117,6 +167,5 @@ inline std::string test_name(const testing::TestParamInfo<std::string>& info) {
     if (ch == '/' || ch == '@') ch = '_';
   return s;
 }
-
 
 }  // namespace scancheck::backend_test

@@ -3,21 +3,28 @@
 //! The gated backends (architectures `rglru` and `complex_rglru`: every schedule, every flag combination,
 //! fp32 and bf16 io) under the host executor. Contract: spec/recurrences.md §2, §3, §5, forward and backward.
 //!
-//! Tests are grouped by (architecture, schedule, dtype): a group's cases and their references are shared by
-//! all its flag variants in one process. Per group:
-//!   MatchesReference     every variant, every output, against the float128 reference on the schedule's
-//!                        boundary lengths, every regime, h0 / dh_last present and absent, both sqrt
-//!                        conventions, a multi-head shape wider than one host program; y[L-1] = h_last
+//! Tests are grouped by (architecture, schedule, dtype): a group's cases, their references and the
+//! sequential baseline's outputs are shared by all its flag variants in one process. Per group:
+//!   MatchesReference     every variant, every output, judged under the tolerance policy (docs/tolerance.md)
+//!                        against the float128 reference with its error bounds and the `sequential` baseline
+//!                        of the same architecture and dtype, on the schedule's boundary lengths, every
+//!                        regime, h0 / dh_last present and absent, both sqrt conventions, a multi-head shape
+//!                        wider than one host program; y[L-1] = h_last
 //!   FlagsThatMoveDataOnly  `fused` and `fused_output` change where values live, not what is computed:
 //!                        variants differing only in them are bitwise equal; so is `fused_write` with fp32 io
 //!                        (the replayed float32 state is the stored y); shared_sfu and bf16 fused_write differ
 //!   Deterministic        two runs of every variant are bitwise equal
 //! and once: the registry (the three production names, every flag combination), and that every float32
-//! rglru backend reproduces RecurrentGemma's PyTorch outputs and gradients (fixtures/recurrentgemma_torch).
+//! rglru backend passes the policy on RecurrentGemma's PyTorch fixture cases (fixtures/recurrentgemma_torch)
+//! and reproduces PyTorch's outputs and gradients there.
+//!
+//! Cost: the references (with bounds, one thread) dominate; each ctest test is its own process and computes
+//! those of its own cases.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -34,6 +41,8 @@
 #include "core/case_dir.hpp"
 #include "core/generate.hpp"
 #include "core/npy.hpp"
+#include "properties/differential.hpp"
+#include "properties/policy.hpp"
 #include "reference/reference.hpp"
 #include "tests/backends/backend_test_support.hpp"
 #include "tests/test_support.hpp"
@@ -100,7 +109,6 @@ CaseCache<CaseKey>& cache() {
   return cases;
 }
 const Case& case_of(const CaseKey& k) { return cache().case_of(k); }
-const std::map<std::string, Tensor<double>>& reference_of(const CaseKey& k) { return cache().reference_of(k); }
 
 //! Lengths at the schedule's edges: 1; around one chunk boundary (C-1, C+1); two full chunks and a partial
 //! one (2C+3); for the hierarchical schedules one group and a one-step chunk past it (G C + 1). Every
@@ -118,8 +126,10 @@ std::vector<Point> sweep_points(const Schedule& plan) {
       const std::size_t flags = (i + r) % 4;
       // why not exact with extreme: there ga s underflows in float32, so q = 0, D(q) = 1/(2 sqrt q) = inf and
       // dq = 0 * inf is NaN in any float32 evaluation of the formula, while the exact value is finite (the
-      // product s D(q) is). The reference's running bound is infinite there; the tolerance policy, not this
-      // placeholder test, is where such elements are judged.
+      // product s D(q) is). The reference's bound is infinite on those elements (and on what their NaN
+      // reaches: the gate gradients, dx through the GEMMs, the parameter sums), and the policy does not
+      // compare them, so such a case would judge little; it is a documented limit of float32
+      // (docs/tolerance.md, Metrics), and the case generators never combine the two either.
       const bool exact = (i + r) % 2 && regimes[r] != Regime::extreme;
       const SqrtGradient sqrt_gradient = exact ? SqrtGradient::exact : SqrtGradient::bounded;
       out.push_back({lengths[i], regimes[r], flags == 0 || flags == 2, flags == 0 || flags == 3, sqrt_gradient, false});
@@ -176,7 +186,7 @@ TEST_P(GatedGroup, MatchesReference) {
       SCOPED_TRACE(trace_of(*b, k));
       const Outputs out = run_backend(*b, case_of(k), Executor::host);
       expect_y_last_is_h_last(out, b->io_dtype);
-      expect_outputs_close(out, reference_of(k), tolerance(b->io_dtype), "reference");
+      cache().expect_passes(k, *b, out);
       if (testing::Test::HasFailure()) return;  // one failing case says enough
     }
   }
@@ -312,23 +322,100 @@ std::vector<std::string> float32_rglru_backends() {
   return names;
 }
 
+//! A fixture case with what every backend's judgement on it needs, computed once per process: the reference
+//! with its error bounds, the sequential baseline's outputs, and PyTorch's float64 outputs (expected/).
+struct Fixture {
+  fs::path dir;
+  Case c;
+  ReferenceResult reference;
+  Outputs baseline;
+  std::map<std::string, Tensor<double>> pytorch;
+};
+
+const std::vector<Fixture>& fixtures() {
+  static const std::vector<Fixture> all = [] {
+    std::vector<Fixture> out;
+    for (const fs::path& dir : fixture_cases()) {
+      Fixture f{dir, load_case(dir), {}, {}, {}};
+      f.reference = reference_with_bounds(f.c, 1);
+      f.baseline = run_backend(baseline_backend(f.c), f.c, Executor::host);
+      for (const auto& entry : fs::directory_iterator(dir / "expected"))
+        if (entry.path().extension() == ".npy")
+          f.pytorch.emplace(entry.path().stem().string(), read_npy_double(entry.path()));
+      out.push_back(std::move(f));
+    }
+    return out;
+  }();
+  return all;
+}
+
+//! How far the exact reference may be from PyTorch's fixture, relative to the tensor's largest PyTorch
+//! value: the tolerance of tests/reference/reference_fixture_test.cpp, which checks exactly that. 1e-12
+//! (observed ~1e-14); 1e-8 on the extreme case (observed 6.9e-10, docs/reference.md), whose PyTorch values
+//! are themselves inexact: its softplus is the identity above 20 and it evaluates q = 1 - exp(2 log a)
+//! literally, which cancels for decays within 1e-16 of 1, so y = 0 where the exact value is -1.2e-28
+//! (docs/tolerance.md; tests/mutation/verify_test.cpp shows the policy rejecting those PyTorch outputs).
+double pytorch_tolerance(const fs::path& dir) {
+  return dir.filename().string().find("extreme") != std::string::npos ? 1e-8 : 1e-12;
+}
+
+//! Every element of every output of `got` within
+//!     bound_factor x bound_i  +  pytorch_tolerance x max |pytorch|
+//! of PyTorch's value. why this tolerance: the policy puts a passing backend's element within bound_factor
+//! (4) of its error bound of the exact value (rule 2), and reference_fixture_test puts the exact value within
+//! pytorch_tolerance x max |pytorch| of PyTorch's; by the triangle inequality the sum is the most a correct
+//! float32 backend can differ from PyTorch. It is per element (a whole-tensor tolerance would hide an O(1)
+//! error on small-magnitude channels) and uses the reference's bounds only as a scale, never its values, so
+//! it checks the backend against PyTorch itself. Elements whose bound is infinite are not compared, as in
+//! the policy (none on these cases, which use the bounded sqrt convention: asserted below). Observed (the
+//! production rglru backend): at most 0.075 of the allowance. On the extreme fixture neither term alone
+//! would do (y is up to 3e4 bounds from PyTorch on elements PyTorch's cancelled q zeroes; the largest
+//! gradients differ by up to 80x the second term, within their bounds), the sum does: at most 0.039.
+void expect_agrees_with_pytorch(const Outputs& got, const Fixture& f) {
+  const double bound_factor = TolerancePolicy{}.bound_factor;
+  const double tolerance = pytorch_tolerance(f.dir);
+  ASSERT_EQ(got.size(), f.pytorch.size());
+  for (const auto& [name, want] : f.pytorch) {
+    ASSERT_TRUE(got.count(name)) << "missing output " << name;
+    const Tensor<float>& g = got.at(name);
+    const Tensor<double>& bound = f.reference.bounds.at(name);
+    ASSERT_EQ(g.dims(), want.dims()) << name;
+    double scale = 0;
+    for (std::int64_t i = 0; i < want.size(); ++i) scale = std::max(scale, std::abs(want[i]));
+    std::int64_t failed = 0, first = -1, unbounded = 0;
+    for (std::int64_t i = 0; i < g.size(); ++i) {
+      if (!std::isfinite(bound[i])) {
+        ++unbounded;
+        continue;
+      }
+      const double allowed = bound_factor * bound[i] + tolerance * scale;
+      const bool within = std::abs(static_cast<double>(g[i]) - want[i]) <= allowed;  // false for NaN
+      if (!within && failed++ == 0) first = i;
+    }
+    EXPECT_EQ(unbounded, 0) << name << ": elements with an infinite bound were not compared";
+    if (failed == 0) continue;
+    ADD_FAILURE() << name << ": " << failed << " of " << g.size() << " elements differ from PyTorch by more than "
+                  << bound_factor << " x bound + " << tolerance << " x " << scale << "; first at "
+                  << index_string(g.dims(), first) << ": got " << g[first] << ", PyTorch " << want[first]
+                  << ", exact " << f.reference.values.at(name)[first] << ", bound " << bound[first];
+  }
+}
+
 class RecurrentGemmaFixtures : public testing::TestWithParam<std::string> {};
 
-//! Every float32 rglru backend reproduces PyTorch's float64 outputs and gradients within the float32
-//! tolerance (the fixtures' inputs are float32 values, so the case is exactly what PyTorch ran).
+//! Every float32 rglru backend, on each of RecurrentGemma's PyTorch fixture cases (their inputs are float32
+//! values, so the case is exactly what PyTorch ran): judged under the tolerance policy against the exact
+//! reference, and compared with PyTorch's float64 outputs and gradients (expect_agrees_with_pytorch).
 TEST_P(RecurrentGemmaFixtures, BackendAgreesWithPyTorch) {
   const BackendInfo& b = find_backend(GetParam());
-  const std::vector<fs::path> dirs = fixture_cases();
-  ASSERT_EQ(dirs.size(), 4u);
-  for (const fs::path& dir : dirs) {
-    SCOPED_TRACE(b.name + " on " + dir.filename().string());
-    const Case c = load_case(dir);
-    std::map<std::string, Tensor<double>> expected;
-    for (const auto& entry : fs::directory_iterator(dir / "expected"))
-      if (entry.path().extension() == ".npy") expected.emplace(entry.path().stem().string(), read_npy_double(entry.path()));
-    const Outputs out = run_backend(b, c, Executor::host);
-    ASSERT_EQ(expected.size(), out.size());
-    expect_outputs_close(out, expected, tolerance(DType::float32), "PyTorch");
+  ASSERT_EQ(fixtures().size(), 4u);
+  for (const Fixture& f : fixtures()) {
+    SCOPED_TRACE(b.name + " on " + f.dir.filename().string());
+    const Outputs out = run_backend(b, f.c, Executor::host);
+    expect_passes_policy(b.name, f.c, out, f.reference, f.baseline,
+                         fmt::format("{} (fixture {})\nrepro: scancheck check --case {} --backend '{}'",
+                                     describe_case(f.c), f.dir.filename().string(), f.dir.string(), b.name));
+    expect_agrees_with_pytorch(out, f);
   }
 }
 

@@ -245,9 +245,9 @@ expect_bad_input "diff of foreign JSON" "" diff "$tools/a" "$tools/foreign.json"
 /usr/bin/python3 -c '
 import json, sys
 report = json.load(open(sys.argv[1]))
-report["schema_version"] = 2
+report["schema_version"] = 3
 json.dump(report, open(sys.argv[2], "w"))' "$tools/a/report.json" "$tools/v2.json"
-expect_bad_input "diff of schema_version 2" "" diff "$tools/v2.json" "$tools/a"
+expect_bad_input "diff of schema_version 3" "" diff "$tools/v2.json" "$tools/a"
 expect_bad_input "diff of a missing report" "" diff "$tools/a" "$tools/nothing"
 expect_bad_input "diff --max-growth below 1" "" diff "$tools/a" "$tools/b" --max-growth 0.5
 "$bin" calibrate "$tools/merged.json" --out "$tools/tolerances.calibration.json" >/dev/null &&

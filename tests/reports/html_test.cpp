@@ -154,12 +154,12 @@ void add_oddities(Report& r) {
   dx->metrics.nonfinite_mismatches = 3;
   dx->pass = false;
   dx->reasons = {"dx: 3 elements disagree with the reference on NaN/Inf"};
-  failing->ok = false;
+  failing->verdict = Verdict::fail;
 
   Row* crashed = find_row(r, "rglru/chunk16@fp32", 33, Direction::forward);
   crashed->tensors.clear();
   crashed->error = "kernel fault <at block 3>";
-  crashed->ok = false;
+  crashed->verdict = Verdict::error;
 
   for (Row& row : r.rows)
     if (row.architecture == Architecture::scan)
@@ -199,7 +199,7 @@ TEST(HtmlReport, DrawsEverySection) {
   EXPECT_EQ(count(section(html, "ulp-histograms"), "<svg"), 3u);
   EXPECT_EQ(count(section(html, "bound-ratio-heat-map"), "<svg"), 2u);
   EXPECT_TRUE(html.starts_with("<!DOCTYPE html>"));
-  EXPECT_NE(html.find("FAIL: 1 of 9 backends failed (2 of 162 rows)"), std::string::npos);
+  EXPECT_NE(html.find("FAIL: 1 of 9 backends failed (2 of 162 rows: 1 fail, 1 error)"), std::string::npos);
 }
 
 TEST(HtmlReport, NamesNoExternalResource) {
@@ -312,7 +312,7 @@ TEST(HtmlReport, StaysCompactWithARegistrysWorthOfBackends) {
   Report r = synthetic_report(s);
   for (Row& row : r.rows)  // one backend fails its long cases
     if (row.backend == "rglru/fused_write_chunk64@fp32" && row.shape.length >= 1024) {
-      row.ok = false;
+      row.verdict = Verdict::fail;
       for (TensorEntry& t : row.tensors) {
         t.metrics.max_abs *= 30;
         *t.metrics.bound_ratio *= 30;

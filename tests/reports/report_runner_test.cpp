@@ -113,7 +113,7 @@ TEST(ReportRun, EveryCorrectBackendPassesWithTwoRowsPerCase) {
   EXPECT_EQ(r.label, "runner-test");
   EXPECT_FALSE(r.tool.git_revision.empty());
   for (const Row& row : r.rows) {
-    ASSERT_TRUE(row.ok) << row.backend << " " << row.repro;
+    ASSERT_TRUE(row.ok()) << row.backend << " " << row.repro;
     EXPECT_EQ(row.repro.rfind("scancheck check --arch ", 0), 0u);
     EXPECT_NE(row.repro.find(row.backend), std::string::npos);
     EXPECT_FALSE(row.timing.has_value()) << "host runs carry no device timings";
@@ -159,8 +159,21 @@ TEST(ReportJson, StrictReadingNamesTheProblem) {
   const json good = to_json(small_report());
   EXPECT_NE(read_error(json{{"a", 1}}).find("not a scancheck report"), std::string::npos);
   json future = good;
-  future["schema_version"] = 2;
-  EXPECT_NE(read_error(future).find("schema_version 2 is not supported"), std::string::npos);
+  future["schema_version"] = 3;
+  EXPECT_NE(read_error(future).find("schema_version 3 is not supported"), std::string::npos);
+  // Version 1 (rows with "pass" for the direction, verdicts pass | fail, no log or misshapen) still reads.
+  json v1 = good;
+  v1["schema_version"] = 1;
+  for (json& row : v1["rows"]) {
+    row["pass"] = row["direction"];
+    for (const char* key : {"direction", "log", "misshapen"}) row.erase(key);
+  }
+  const Report old = from_json(v1, "v1.json");
+  ASSERT_EQ(old.rows.size(), small_report().rows.size());
+  EXPECT_EQ(to_json(old)["rows"], good["rows"]);
+  json unknown_verdict = good;
+  unknown_verdict["rows"][0]["verdict"] = "exploded";
+  EXPECT_NE(read_error(unknown_verdict).find("rows[0].verdict: unknown verdict 'exploded'"), std::string::npos);
   json missing = good;
   missing["rows"][3]["tensors"][0].erase("max_abs");
   EXPECT_NE(read_error(missing).find("rows[3].tensors[0]: missing field 'max_abs'"), std::string::npos);
@@ -233,12 +246,12 @@ TEST(ReportMarkdown, VerdictFirstThenATablePerArchitecture) {
 TEST(ReportMarkdown, FailuresComeBeforeTheTablesWithTheirRepro) {
   Report r = small_report();
   Row& row = r.rows[5];
-  row.ok = false;
+  row.verdict = Verdict::fail;
   row.tensors.front().pass = false;
   row.tensors.front().reasons = {"h: element [0, 1, 2] is 9x its bound"};
   summarise(r);
   const std::string md = render_markdown(r);
-  EXPECT_NE(md.find("**FAIL: 1 of 6 backends failed (1 of 48 rows)"), std::string::npos);
+  EXPECT_NE(md.find("**FAIL: 1 of 6 backends failed (1 of 48 rows: 1 fail)"), std::string::npos);
   const auto failures = md.find("## Failures");
   ASSERT_NE(failures, std::string::npos);
   EXPECT_LT(failures, md.find("## scan\n"));

@@ -100,7 +100,7 @@ void add_row(Report& r, const CaseRequest& request, const std::string& backend, 
   row.architecture = request.architecture;
   row.backend = backend;
   row.direction = direction;
-  row.ok = std::all_of(tensors.begin(), tensors.end(), [](const TensorEntry& t) { return t.pass; });
+  row.verdict = std::all_of(tensors.begin(), tensors.end(), [](const TensorEntry& t) { return t.pass; }) ? Verdict::pass : Verdict::fail;
   row.tensors = std::move(tensors);
   row.seed = request.seed;
   row.repro = fmt::format("scancheck check {} --backend '{}'", to_string(request), backend);
@@ -140,7 +140,7 @@ TensorEntry& tensor_of(Row& row, const std::string& name) {
 void fail_row(Row& row) {
   row.tensors.front().pass = false;
   row.tensors.front().reasons = {"bound ratio 9.5 > 4 at [0, 2, 1]"};
-  row.ok = false;
+  row.verdict = Verdict::fail;
 }
 
 const TensorGrowth& growth_of(const ReportDiff& d, const std::string& backend, const std::string& tensor) {

@@ -26,8 +26,8 @@ def broken_copies(report):
     del without_rows["rows"]
     yield "rows removed", without_rows
     future = copy.deepcopy(report)
-    future["schema_version"] = 2
-    yield "schema_version 2", future
+    future["schema_version"] = 3
+    yield "schema_version 3", future
     extra = copy.deepcopy(report)
     extra["surprise"] = True
     yield "unknown top-level field", extra
