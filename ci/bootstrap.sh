@@ -11,7 +11,7 @@ packages=(
   # Reports: the schema test validates with Debian's python3-jsonschema; the HTML test renders in chromium.
   python3 python3-jsonschema chromium
   # Foreign backends: the C ABI plugins' tensors are DLPack views; the example and test workers use numpy.
-  libdlpack-dev python3-numpy
+  libdlpack-dev python3-numpy python3-torch
 )
 
 missing=()

@@ -45,6 +45,7 @@ std::pair<std::int64_t, std::int64_t> parse_shard(const std::string& text) {
 
 struct Options {
   std::string backends, time, shard = "0/1", findings = "findings";
+  std::vector<std::string> regimes;
   std::int64_t cases = 0;
   std::uint64_t seed = 1;
   JudgeOptions judge;
@@ -77,6 +78,10 @@ int run_fuzz(const Options& o) {
   f.policy = o.judge.policy();
   f.reference_threads = o.judge.threads;
   f.findings = o.findings;
+  if (!o.regimes.empty()) {
+    f.regimes.clear();
+    for (const std::string& name : o.regimes) f.regimes.push_back(parse_regime(name));
+  }
   f.stop = &stop_on_interrupt();
 
   FuzzProgress p;
@@ -110,6 +115,8 @@ void add_fuzz(CLI::App& app, Action& action) {
   cmd->add_option("--seed", o->seed, "seed of the case stream (default 1)");
   cmd->add_option("--shard", o->shard, "i/n: this run's share of the stream (disjoint seed streams)");
   cmd->add_option("--findings", o->findings, "directory for shrunk failing cases (default ./findings)");
+  cmd->add_option("--regimes", o->regimes, "only these regimes, e.g. default,long_memory (default: all five)")
+      ->delimiter(',');
   o->executor.add_to(*cmd);
   o->judge.add_to(*cmd);
   o->foreign.add_to(*cmd);

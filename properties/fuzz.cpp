@@ -100,6 +100,7 @@ FuzzProgress fuzz(const FuzzOptions& o, const std::function<void(const FuzzProgr
     if (group.members.empty()) continue;  // every backend of the group has its finding
     GeneratorOptions generator_options;
     generator_options.constraints = group.constraints;
+    generator_options.regimes = o.regimes;
     const rc::Gen<CaseRequest> generator = gen_case_request(group.architecture, group.io_dtype, generator_options);
     const CaseAddress address = case_address(o.seed, o.shard, i, size_of(i));
     const CaseRequest request = request_at(generator, address);

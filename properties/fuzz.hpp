@@ -33,6 +33,7 @@ struct FuzzOptions {
   TolerancePolicy policy;
   int reference_threads = 0;
   std::optional<std::filesystem::path> findings;  //!< where shrunk failing cases are saved
+  std::vector<Regime> regimes{Regime::default_, Regime::long_memory, Regime::resets, Regime::extreme, Regime::clip};
   const std::atomic<bool>* stop = nullptr;        //!< set (e.g. by SIGINT) to stop after the current case
 };
 

@@ -55,11 +55,17 @@ fs::path scratch_root() {
   return fs::temp_directory_path();
 }
 
+std::string Worker::label() const {
+  // "--worker 'python3 w.py'" -> "worker 'python3 w.py'", "--plugin 'x.so'" -> "plugin 'x.so'"
+  return loaded_by_.starts_with("--") ? loaded_by_.substr(2) : loaded_by_;
+}
+
 double default_timeout(const Case& c) { return 60 + 1e-6 * static_cast<double>(element_count_of(c)); }
 
-Worker::Worker(std::string command, WorkerOptions options)
+Worker::Worker(std::string command, WorkerOptions options, std::string loaded_by)
     : command_(std::move(command)), argv_(split_shell_words(command_)), options_(options),
-      scratch_(make_scratch_directory()), loaded_by_("--worker " + quoted_word(command_)) {
+      scratch_(make_scratch_directory()),
+      loaded_by_(loaded_by.empty() ? "--worker " + quoted_word(command_) : std::move(loaded_by)) {
   try {
     start();
   } catch (...) {
@@ -80,7 +86,7 @@ Worker::~Worker() {
 
 void Worker::start() {
   process_ = std::make_unique<WorkerProcess>(argv_);
-  const std::string source = fmt::format("worker '{}'", command_);
+  const std::string source = label();
   const auto failed = [&](const std::string& what) {
     const std::string log = process_->stderr_tail(5);
     const std::string ended = process_->kill();
@@ -115,7 +121,7 @@ void Worker::lost(const DeclaredBackend& backend, RunFailure kind, const std::st
   last_log_ = process_ ? process_->stderr_tail() : last_log_;
   const std::string ended = process_ ? process_->kill() : std::string("not running");
   process_.reset();
-  std::string message = fmt::format("worker '{}' {} ({})", command_, what, ended);
+  std::string message = fmt::format("{} {} ({})", label(), what, ended);
   const std::string token = backend.token();
   if (++consecutive_faults_[token] >= options_.max_consecutive_faults) {
     given_up_[token] = fmt::format("{} was given up after {} faults or timeouts in a row; its remaining runs "
@@ -140,9 +146,9 @@ Outputs Worker::run(const DeclaredBackend& backend, const Case& c) {
       failed_restarts_ = 0;
     } catch (const InputError& e) {
       if (++failed_restarts_ >= 2)
-        worker_given_up_ = fmt::format("worker '{}' could not be restarted twice in a row and was given up; its "
-                                       "remaining runs were not attempted", command_);
-      throw BackendError(fmt::format("worker '{}' could not be restarted: {}", command_, e.what()), RunFailure::fault,
+        worker_given_up_ = fmt::format("{} could not be restarted twice in a row and was given up; its "
+                                       "remaining runs were not attempted", label());
+      throw BackendError(fmt::format("{} could not be restarted: {}", label(), e.what()), RunFailure::fault,
                          last_log_);
     }
   }
@@ -198,8 +204,7 @@ void register_worker_backends(Worker& worker, BackendRegistry& registry) {
 void load_worker(const std::string& command, BackendRegistry& registry, const WorkerOptions& options,
                  const std::string& loaded_by) {
   static std::vector<std::unique_ptr<Worker>> workers;  // for the process's life: the registry points at them
-  auto worker = std::make_unique<Worker>(command, options);
-  if (!loaded_by.empty()) worker->set_loaded_by(loaded_by);
+  auto worker = std::make_unique<Worker>(command, options, loaded_by);
   const std::vector<std::string> taken = registry.providers();
   if (std::find(taken.begin(), taken.end(), worker->hello().provider) != taken.end())
     throw InputError(fmt::format("{} declares provider '{}', which another worker or plugin already has",

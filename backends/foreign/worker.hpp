@@ -47,14 +47,17 @@ double default_timeout(const Case&);
 class Worker {
  public:
   //! Starts `command` and says hello. Throws InputError when it cannot start or its hello breaks the protocol.
-  Worker(std::string command, WorkerOptions options);
+  //! `loaded_by` names it in messages and repro lines (default "--worker 'COMMAND'"; a plugin host is
+  //! "--plugin 'PATH'").
+  Worker(std::string command, WorkerOptions options, std::string loaded_by = {});
   ~Worker();  //!< says bye, waits briefly, ends its group; removes its scratch directory
 
   const std::string& command() const { return command_; }
   const HelloAnswer& hello() const { return hello_; }
-  //! The options that load this worker's backends again: --worker 'COMMAND' (or what set_loaded_by set).
-  std::string loaded_by() const { return loaded_by_; }
-  void set_loaded_by(std::string options) { loaded_by_ = std::move(options); }
+  //! The options that load this worker's backends again.
+  const std::string& loaded_by() const { return loaded_by_; }
+  //! How messages name it: "worker 'COMMAND'", "plugin 'PATH'".
+  std::string label() const;
 
   //! Runs `backend` on `c`: writes the case directory, asks, reads the outputs of its declared passes.
   //! Throws BackendError with the run's failure kind and the worker's last stderr lines.

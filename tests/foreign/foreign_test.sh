@@ -83,6 +83,33 @@ grep -q 'h0' <("$bin" check --worker "$mis constraints" --case "$work/case-h0" -
 "$bin" property deterministic --worker "$mis nondeterministic" --arch scan --io-dtype float32 --cases 5 \
   --findings "$work/pf" >"$work/nondet.txt" 2>&1 && pass || { fail "nondeterministic backend is exempt"; cat "$work/nondet.txt"; }
 
+# The PyTorch autograd worker (rglru and complex_rglru, float32 and bfloat16). Not on the extreme regime
+# yet: autograd's sigma' = sigma (1 - sigma) loses a saturated gate's derivative, which the per-element bound
+# of scancheck's own formulation does not cover (the accepted-formulations issue; docs/foreign-backends.md).
+if "$python" -c 'import torch' 2>/dev/null; then
+  "$bin" fuzz --worker "$python $src/examples/torch_worker.py" --backends 'torch:*' --cases 200 \
+    --regimes default,long_memory,resets,clip --findings "$work/torch-findings" >"$work/torch.txt" 2>&1 &&
+    grep -q 'fuzz: 200 cases' "$work/torch.txt" && pass || { fail "the torch worker passes 200 cases"; cat "$work/torch.txt"; }
+else
+  echo "note: $python has no torch (Debian's python3-torch): the torch worker was not run"
+fi
+
+# A report over misbehaving backends: every verdict in its rows, the run completes, the schema holds.
+"$bin" report --worker "$numpy --misbehave" --backends 'numpy:*' --preset quick --lengths 2,1100 --timeout 2 \
+  --out "$work/report" >"$work/report.txt" 2>&1
+[ $? -eq 1 ] && "$python" - "$work/report/report.json" <<'PY' && pass || { fail "the report's rows carry every verdict"; cat "$work/report.txt"; }
+import json, sys
+rows = json.load(open(sys.argv[1]))["rows"]
+verdicts = {(r["backend"].split("/")[1], r["verdict"]) for r in rows}
+want = {("textbook@fp32", "pass"), ("dh_last_ignored@fp32", "fail"), ("refuses_odd_batch@fp32", "error"),
+        ("crashes_when_long@fp32", "fault"), ("hangs_when_long@fp32", "timeout")}
+missing = want - verdicts
+assert not missing, f"missing verdicts {missing}; got {sorted(verdicts)}"
+assert all(r["repro"].startswith("scancheck check --worker ") for r in rows), "a repro does not load the worker"
+PY
+grep -q '): \*\*timeout\*\*' "$work/report/report.md" && pass || fail "report.md names the timeout rows"
+[ -n "$reports_dir" ] && mkdir -p "$reports_dir/foreign" && cp "$work/report/report.json" "$reports_dir/foreign/"
+
 # Hello that breaks the protocol: bad input.
 expect_bad_input "a worker that exits at hello" list --worker "$mis exit_at_hello"
 expect_bad_input "another protocol version" list --worker "$mis protocol_2"
