@@ -216,6 +216,25 @@ rc::Gen<CaseRequest> gen_case_request(const GeneratorOptions& options) {
                          [options](DType io) { return gen_case_request(io, options); });
 }
 
+CaseRequest fit_into(CaseRequest r, const BackendConstraints& k) {
+  Shape& s = r.shape;
+  const std::int64_t c = channel_factor(r.architecture);
+  if (k.max_length) s.length = std::min(s.length, *k.max_length);
+  if (k.max_batch) s.batch = std::min(s.batch, *k.max_batch);
+  if (!heads_allowed(s.heads, k)) s.heads = *std::min_element(k.heads.begin(), k.heads.end());
+  const std::int64_t unit = s.heads * c * per_head_step(s.heads, c, k);
+  s.width = std::max(unit, s.width / unit * unit);
+  if (k.max_width) s.width = std::max(unit, std::min(s.width, *k.max_width / unit * unit));
+  r.with_h0 = r.with_h0 && k.h0;
+  r.with_dh_last = r.with_dh_last && k.dh_last;
+  if (!k.sqrt_gradients.empty() &&
+      std::find(k.sqrt_gradients.begin(), k.sqrt_gradients.end(), r.sqrt_gradient) == k.sqrt_gradients.end())
+    r.sqrt_gradient = k.sqrt_gradients.front();
+  GeneratorOptions only{{r.regime}, 1, k};
+  if (constrained(only, r.architecture).regimes.front() != r.regime) r.regime = Regime::default_;
+  return r;
+}
+
 rc::Gen<std::int64_t> gen_index(std::int64_t n) {
   if (n < 1) throw std::invalid_argument("gen_index: empty range");
   return rc::Gen<std::int64_t>([n](const rc::Random& random, int) {

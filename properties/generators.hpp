@@ -72,6 +72,12 @@ rc::Gen<CaseRequest> gen_case_request(DType io, const GeneratorOptions& = {});
 //! Architecture and io dtype drawn (dtype shrinks towards float32).
 rc::Gen<CaseRequest> gen_case_request(const GeneratorOptions& = {});
 
+//! `r` moved inside a backend's constraints, changing as little as it can: L, B, W clamped to the maxima,
+//! W to a multiple of width_multiple and of H c, H to an allowed count, h0, dh_last, the sqrt convention
+//! and the regime to ones it takes (for a fixed plan of cases, such as a report's ladder, which cannot be
+//! drawn inside the constraints as the generators do).
+CaseRequest fit_into(CaseRequest r, const BackendConstraints& k);
+
 //! Uniform in [0, n) at every size (gen::inRange's range shrinks with the size), shrinking towards 0: for
 //! positions and choices that properties draw beside the case. Precondition: n >= 1.
 rc::Gen<std::int64_t> gen_index(std::int64_t n);

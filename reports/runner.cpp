@@ -9,6 +9,7 @@
 #include <thread>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "core/architectures.hpp"
@@ -17,6 +18,7 @@
 #include "core/error.hpp"
 #include "properties/differential.hpp"
 #include "properties/fuzz.hpp"
+#include "properties/generators.hpp"
 #include "reports/html.hpp"
 #include "reports/markdown.hpp"
 
@@ -27,14 +29,22 @@ using Clock = std::chrono::steady_clock;
 
 using Group = std::pair<Architecture, DType>;
 
-//! The (architecture, io dtype) groups of `backends`, in registry order, with their members.
-std::vector<std::pair<Group, std::vector<const BackendInfo*>>> groups_of(const std::vector<const BackendInfo*>& backends) {
-  std::vector<std::pair<Group, std::vector<const BackendInfo*>>> groups;
+//! The (architecture, io dtype, constraints) groups of `backends`, in registry order, with their members:
+//! the built-ins and unconstrained foreign backends share cases; a constrained backend gets cases fitted
+//! into its constraints.
+struct Members {
+  Group group;
+  BackendConstraints constraints;
+  std::vector<const BackendInfo*> backends;
+};
+std::vector<Members> groups_of(const std::vector<const BackendInfo*>& backends) {
+  std::vector<Members> groups;
   for (const BackendInfo* b : backends) {
     const Group key{b->architecture, b->io_dtype};
-    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == key; });
-    if (it == groups.end()) it = groups.insert(groups.end(), {key, {}});
-    it->second.push_back(b);
+    auto it = std::find_if(groups.begin(), groups.end(),
+                           [&](const Members& g) { return g.group == key && g.constraints == b->constraints; });
+    if (it == groups.end()) it = groups.insert(groups.end(), {key, b->constraints, {}});
+    it->backends.push_back(b);
   }
   return groups;
 }
@@ -55,7 +65,7 @@ CaseRequest ladder_case(std::uint64_t seed, std::int64_t index, Group group, std
 std::vector<PlannedCase> ladder_cases(const ReportOptions& o, const std::vector<std::int64_t>& lengths, Group group,
                                       std::int64_t& index) {
   std::vector<PlannedCase> cases;
-  for (std::int64_t length : lengths) cases.push_back({ladder_case(o.seed, index++, group, length), {}, {}});
+  for (std::int64_t length : lengths) cases.push_back({ladder_case(o.seed, index++, group, length), {}, {}, {}});
   return cases;
 }
 
@@ -78,7 +88,7 @@ std::vector<PlannedCase> seed_shape_cases(const ReportOptions& o, Group group, s
     const std::uint64_t pick = r.seed * 0x9e3779b97f4a7c15ULL;
     const Block block{static_cast<std::int64_t>(pick % static_cast<std::uint64_t>(s.batch)),
                       static_cast<std::int64_t>((pick >> 32) % static_cast<std::uint64_t>(s.heads))};
-    cases.push_back({r, Precision::float64, std::vector<Block>{block}});
+    cases.push_back({r, Precision::float64, std::vector<Block>{block}, {}});
     ++index;
   }
   return cases;
@@ -210,13 +220,24 @@ ReportPlan plan_report(const ReportOptions& o) {
     if (length < 1) throw InputError(fmt::format("--lengths: {} is not a positive length", length));
   const auto candidates = match_backends(o.backends.value_or(default_backends(o.preset)));
   std::int64_t index = 0;
-  for (const auto& [group, members] : groups_of(candidates)) {
+  for (const auto& [group, constraints, members] : groups_of(candidates)) {
     std::vector<PlannedCase> cases;
     if (o.preset != "seed-shapes") cases = ladder_cases(o, ladder_lengths(o), group, index);
     if (o.preset == "seed-shapes") {
       if (!describe(group.first).production_layer) continue;  // the seed shapes are the production layers'
       cases = seed_shape_cases(o, group, index);
     }
+    if (!(constraints == BackendConstraints{})) {  // fitted; clamping may make two cases one
+      std::vector<PlannedCase> fitted;
+      for (PlannedCase c : cases) {
+        c.request = fit_into(c.request, constraints);
+        const std::string text = to_string(c.request);
+        if (std::none_of(fitted.begin(), fitted.end(), [&](const PlannedCase& d) { return to_string(d.request) == text; }))
+          fitted.push_back(std::move(c));
+      }
+      cases = std::move(fitted);
+    }
+    for (PlannedCase& c : cases) c.backends = members;
     plan.backends.insert(plan.backends.end(), members.begin(), members.end());
     plan.backend_runs += static_cast<std::int64_t>(cases.size() * members.size());
     plan.cases.insert(plan.cases.end(), cases.begin(), cases.end());
@@ -226,6 +247,28 @@ ReportPlan plan_report(const ReportOptions& o) {
                                  o.backends.value_or(default_backends(o.preset))));
   return plan;
 }
+
+namespace {
+
+//! What the report's numbers do not say about foreign backends: cases their constraints excluded, gradients
+//! a forward-only backend does not compute, determinism a backend declared it lacks.
+std::vector<std::string> foreign_scope(const ReportPlan& plan,
+                                       const std::map<std::string, std::vector<std::string>>& outside) {
+  std::vector<std::string> lines;
+  for (const BackendInfo* b : plan.backends) {
+    if (const auto it = outside.find(b->name); it != outside.end())
+      lines.push_back(fmt::format("{} was not run on {} case(s) outside its constraints: {}.", b->name,
+                                  it->second.size(), fmt::join(it->second, "; ")));
+    if (!b->computes(Direction::backward))
+      lines.push_back(fmt::format("{} computes the forward pass only: its gradients were not checked.", b->name));
+    if (!b->deterministic)
+      lines.push_back(fmt::format("{} is declared nondeterministic: run-to-run differences were not checked.",
+                                  b->name));
+  }
+  return lines;
+}
+
+}  // namespace
 
 Report run_report(const ReportOptions& o, const std::function<void(const ReportProgress&)>& progress) {
   const ReportPlan plan = plan_report(o);
@@ -239,6 +282,7 @@ Report run_report(const ReportOptions& o, const std::function<void(const ReportP
     p.elapsed = std::chrono::duration<double>(Clock::now() - start).count();
     if (progress) progress(p);
   };
+  std::map<std::string, std::vector<std::string>> outside;  // backend -> the cases outside its constraints
   for (const PlannedCase& planned : plan.cases) {
     if (o.stop && o.stop->load()) break;
     const Case c = make_case(planned.request);
@@ -256,12 +300,18 @@ Report run_report(const ReportOptions& o, const std::function<void(const ReportP
     entry.elements_verified = verified_elements(c, reference);
     entry.fraction_verified = static_cast<double>(entry.elements_verified) / static_cast<double>(entry.elements_total);
     std::vector<const BackendInfo*> members;
-    for (const BackendInfo* b : plan.backends)
-      if (b->architecture == c.architecture && b->io_dtype == c.io_dtype) members.push_back(b);
+    for (const BackendInfo* b : planned.backends) {
+      if (const std::string why = b->constraints.violated_by(c); !why.empty()) {  // said in the scope
+        outside[b->name].push_back(fmt::format("{} ({})", entry.id, why));
+        ++p.runs_done;
+        continue;
+      }
+      members.push_back(b);
+    }
     const auto judged = [&](const BackendResult& result) {
       const BackendInfo& backend = find_backend(result.backend);
       std::optional<BackendTiming> timing;
-      if (plan.executor == Executor::cuda && result.error.empty())
+      if (plan.executor == Executor::cuda && result.error.empty() && backend.time)
         timing = time_backend(backend, c, o.timing_warmup, o.timing_repeats);
       for (Row& row : rows_of(result, backend, entry, timing)) report.rows.push_back(std::move(row));
       ++p.runs_done;
@@ -274,6 +324,7 @@ Report run_report(const ReportOptions& o, const std::function<void(const ReportP
   if (o.stop && o.stop->load())
     report.scope.insert(report.scope.begin(), fmt::format("Interrupted: {} of {} planned cases were run.",
                                                           p.case_index, plan.cases.size()));
+  for (const std::string& line : foreign_scope(plan, outside)) report.scope.push_back(line);
   summarise(report);
   return report;
 }

@@ -49,6 +49,8 @@ struct PlannedCase {
   CaseRequest request;
   Precision precision = Precision::float128;
   std::optional<std::vector<Block>> sample;  //!< nullopt: every block
+  //! The backends that run it: those of its architecture and io dtype whose constraints it was planned for.
+  std::vector<const BackendInfo*> backends;
 };
 
 struct ReportPlan {

@@ -110,6 +110,19 @@ PY
 grep -q '): \*\*timeout\*\*' "$work/report/report.md" && pass || fail "report.md names the timeout rows"
 [ -n "$reports_dir" ] && mkdir -p "$reports_dir/foreign" && cp "$work/report/report.json" "$reports_dir/foreign/"
 
+# A report plans cases inside each backend's constraints and says what it did not check.
+"$bin" report --worker "$mis constraints" --worker "$mis forward_only" --backends 'mis-*' --preset quick \
+  --lengths 2,33,300 --out "$work/report2" >"$work/report2.txt" 2>&1 && "$python" - "$work/report2/report.json" <<'PY' &&
+import json, sys
+r = json.load(open(sys.argv[1]))
+rows = [x for x in r["rows"] if x["backend"].startswith("mis-constraints:")]
+assert rows and all(x["verdict"] == "pass" for x in rows), "the constrained backend has no passing rows"
+fwd = [x for x in r["rows"] if x["backend"].startswith("mis-forward-only:")]
+assert fwd and all(x["direction"] == "forward" for x in fwd), "a forward-only backend has backward rows"
+assert any("forward pass only" in line for line in r["scope"]), "the scope does not say gradients were not checked"
+PY
+  pass || { fail "reports respect constraints and passes"; cat "$work/report2.txt"; }
+
 # Hello that breaks the protocol: bad input.
 expect_bad_input "a worker that exits at hello" list --worker "$mis exit_at_hello"
 expect_bad_input "another protocol version" list --worker "$mis protocol_2"
