@@ -308,21 +308,11 @@ void load_plugins_in_process(const std::vector<std::string>& paths, BackendRegis
   for (const std::string& path : paths) {
     auto plugin = std::make_unique<Plugin>(path);
     const std::string& provider = plugin->hello().provider;
-    const std::vector<std::string> taken = registry.providers();
-    if (std::find(taken.begin(), taken.end(), provider) != taken.end())
-      throw InputError(fmt::format("--plugin-in-process {} declares provider '{}', which another worker or plugin "
-                                   "already has", quoted_word(path), provider));
+    const std::string loaded_by = "--plugin-in-process " + quoted_word(path);
+    require_new_provider(registry, provider, loaded_by);
     for (std::size_t i = 0; i < plugin->hello().backends.size(); ++i) {
       const DeclaredBackend& declared = plugin->hello().backends[i];
-      BackendInfo b;
-      b.provider = provider;
-      b.architecture = declared.architecture;
-      b.variant = declared.variant;
-      b.io_dtype = declared.io_dtype;
-      b.passes = declared.passes;
-      b.deterministic = declared.deterministic;
-      b.constraints = declared.constraints;
-      b.loaded_by = "--plugin-in-process " + quoted_word(path);
+      BackendInfo b = declared.info(provider, loaded_by);
       const std::string name = to_string(BackendName{provider, b.architecture, b.variant, b.io_dtype});
       b.run = [p = plugin.get(), i, name](const Case& c, Executor) {
         try {

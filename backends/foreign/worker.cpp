@@ -187,15 +187,7 @@ Outputs Worker::run(const DeclaredBackend& backend, const Case& c) {
 
 void register_worker_backends(Worker& worker, BackendRegistry& registry) {
   for (const DeclaredBackend& declared : worker.hello().backends) {
-    BackendInfo b;
-    b.provider = worker.hello().provider;
-    b.architecture = declared.architecture;
-    b.variant = declared.variant;
-    b.io_dtype = declared.io_dtype;
-    b.passes = declared.passes;
-    b.deterministic = declared.deterministic;
-    b.constraints = declared.constraints;
-    b.loaded_by = worker.loaded_by();
+    BackendInfo b = declared.info(worker.hello().provider, worker.loaded_by());
     b.run = [&worker, declared](const Case& c, Executor) { return worker.run(declared, c); };
     registry.add(std::move(b));
   }
@@ -205,10 +197,7 @@ void load_worker(const std::string& command, BackendRegistry& registry, const Wo
                  const std::string& loaded_by) {
   static std::vector<std::unique_ptr<Worker>> workers;  // for the process's life: the registry points at them
   auto worker = std::make_unique<Worker>(command, options, loaded_by);
-  const std::vector<std::string> taken = registry.providers();
-  if (std::find(taken.begin(), taken.end(), worker->hello().provider) != taken.end())
-    throw InputError(fmt::format("{} declares provider '{}', which another worker or plugin already has",
-                                 worker->loaded_by(), worker->hello().provider));
+  require_new_provider(registry, worker->hello().provider, worker->loaded_by());
   register_worker_backends(*worker, registry);
   workers.push_back(std::move(worker));
 }

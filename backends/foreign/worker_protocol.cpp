@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "backends/foreign/worker_protocol.hpp"
 
+#include <algorithm>
 #include <set>
 
 #include <fmt/format.h>
@@ -78,6 +79,26 @@ DeclaredBackend declared_backend(const JsonReader& in, const json& j, const std:
 }  // namespace
 
 std::string DeclaredBackend::token() const { return fmt::format("{}@{}", variant, dtype_token(io_dtype)); }
+
+BackendInfo DeclaredBackend::info(const std::string& provider, const std::string& loaded_by) const {
+  BackendInfo b;
+  b.provider = provider;
+  b.architecture = architecture;
+  b.variant = variant;
+  b.io_dtype = io_dtype;
+  b.passes = passes;
+  b.deterministic = deterministic;
+  b.constraints = constraints;
+  b.loaded_by = loaded_by;
+  return b;
+}
+
+void require_new_provider(const BackendRegistry& registry, const std::string& provider, const std::string& loaded_by) {
+  const std::vector<std::string> taken = registry.providers();
+  if (std::find(taken.begin(), taken.end(), provider) != taken.end())
+    throw InputError(fmt::format("{} declares provider '{}', which another worker or plugin already has", loaded_by,
+                                 provider));
+}
 
 std::string hello_request() { return json{{"op", "hello"}, {"protocol", protocol_version}}.dump(); }
 

@@ -30,7 +30,12 @@ struct DeclaredBackend {
   BackendConstraints constraints;
 
   std::string token() const;  //!< "variant@dtype": how run requests name it
+  //! Its registry record (without a run callable) under `provider`, loaded by the options `loaded_by`.
+  BackendInfo info(const std::string& provider, const std::string& loaded_by) const;
 };
+
+//! Throws InputError when another loaded worker or plugin already declared `provider`.
+void require_new_provider(const BackendRegistry& registry, const std::string& provider, const std::string& loaded_by);
 
 struct HelloAnswer {
   std::string provider;

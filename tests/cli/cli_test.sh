@@ -8,14 +8,10 @@ bin=$1
 reports_dir=${2:-}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-failures=0
-passed=0
+source "$(dirname "$0")/../check_support.sh"
 
-pass() { passed=$((passed + 1)); }
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-
-# expect_bad_input DESCRIPTION OUTDIR ARGS...: exit 2, exactly one stderr line, OUTDIR absent afterwards.
-expect_bad_input() {
+# expect_bad_input_leaving_nothing DESCRIPTION OUTDIR ARGS...: exit 2, exactly one stderr line, OUTDIR absent afterwards.
+expect_bad_input_leaving_nothing() {
   local what=$1 out=$2; shift 2
   "$bin" "$@" >"$work/stdout" 2>"$work/stderr"
   local rc=$?
@@ -93,7 +89,7 @@ done
 "$bin" run --backend rglru/fused_chunk16@fp32 --case "$work/clip" --out "$work/clip-exact" --sqrt-gradient exact >/dev/null
 cmp -s "$work/clip-bounded/y.npy" "$work/clip-exact/y.npy" && pass || fail "--sqrt-gradient changed y"
 cmp -s "$work/clip-bounded/dx.npy" "$work/clip-exact/dx.npy" && fail "--sqrt-gradient exact left dx unchanged" || pass
-expect_bad_input "unknown sqrt convention" "$work/z" run --backend rglru/fused_chunk16@fp32 --case "$work/clip" \
+expect_bad_input_leaving_nothing "unknown sqrt convention" "$work/z" run --backend rglru/fused_chunk16@fp32 --case "$work/clip" \
   --out "$work/z" --sqrt-gradient maybe
 # check, verify and fuzz: the judgement's exit codes, findings with a repro.
 "$bin" check --arch complex_rglru --shape 1,40,12,2 --seed 5 --backend 'complex_rglru/fused_output_fused_write_shared_sfu_chunk32@*' \
@@ -123,22 +119,22 @@ sleep 2
 kill -INT "$fuzz_pid"
 wait "$fuzz_pid"
 [ $? -eq 130 ] && grep -q '(interrupted)' "$work/sigint.txt" && pass || fail "fuzz stops cleanly on SIGINT"
-expect_bad_input "bad shard" "" fuzz --backends 'scan/*' --shard 3/3
-expect_bad_input "bad duration" "" fuzz --backends 'scan/*' --time soon
-expect_bad_input "no backend matches" "" check --case "$work/clip" --backend 'lstm/*'
+expect_bad_input_leaving_nothing "bad shard" "" fuzz --backends 'scan/*' --shard 3/3
+expect_bad_input_leaving_nothing "bad duration" "" fuzz --backends 'scan/*' --time soon
+expect_bad_input_leaving_nothing "no backend matches" "" check --case "$work/clip" --backend 'lstm/*'
 echo '{"bound_factor": -1}' >"$work/bad-policy.json"
-expect_bad_input "bad policy" "" check --case "$work/clip" --backend 'rglru/fused_chunk16@fp32' --policy "$work/bad-policy.json"
-expect_bad_input "unknown backend" "$work/z" run --backend scan/chunk17@fp32 --case "$work/run-scan-float32" --out "$work/z"
-expect_bad_input "dtype mismatch" "$work/z" run --backend scan/chunk16@bf16 --case "$work/run-scan-float32" --out "$work/z"
-expect_bad_input "architecture mismatch" "$work/z" run --backend complex_scan/chunk16@fp32 \
+expect_bad_input_leaving_nothing "bad policy" "" check --case "$work/clip" --backend 'rglru/fused_chunk16@fp32' --policy "$work/bad-policy.json"
+expect_bad_input_leaving_nothing "unknown backend" "$work/z" run --backend scan/chunk17@fp32 --case "$work/run-scan-float32" --out "$work/z"
+expect_bad_input_leaving_nothing "dtype mismatch" "$work/z" run --backend scan/chunk16@bf16 --case "$work/run-scan-float32" --out "$work/z"
+expect_bad_input_leaving_nothing "architecture mismatch" "$work/z" run --backend complex_scan/chunk16@fp32 \
   --case "$work/run-scan-float32" --out "$work/z"
-expect_bad_input "unknown executor" "$work/z" run --backend scan/chunk16@fp32 --case "$work/run-scan-float32" \
+expect_bad_input_leaving_nothing "unknown executor" "$work/z" run --backend scan/chunk16@fp32 --case "$work/run-scan-float32" \
   --out "$work/z" --executor tpu
 if ! grep -q 'host,cuda' "$work/list.txt"; then
-  expect_bad_input "cuda executor not built" "$work/z" run --backend scan/chunk16@fp32 \
+  expect_bad_input_leaving_nothing "cuda executor not built" "$work/z" run --backend scan/chunk16@fp32 \
     --case "$work/run-scan-float32" --out "$work/z" --executor cuda
 elif ! command -v nvidia-smi >/dev/null || ! nvidia-smi >/dev/null 2>&1; then
-  expect_bad_input "no CUDA device" "$work/z" run --backend scan/chunk16@fp32 \
+  expect_bad_input_leaving_nothing "no CUDA device" "$work/z" run --backend scan/chunk16@fp32 \
     --case "$work/run-scan-float32" --out "$work/z" --executor cuda
 fi
 
@@ -146,8 +142,8 @@ fi
 "$bin" property agrees_with_reference --arch rglru --io-dtype float32 --cases 5 --findings "$work/findings" \
   >"$work/property.txt" 2>/dev/null && grep -q 'rglru@fp32: 5 cases .*PASS$' "$work/property.txt" && pass ||
   fail "property agrees_with_reference --arch rglru --io-dtype float32 --cases 5"
-expect_bad_input "unknown property" "" property nonsense
-expect_bad_input "property without a name" "" property
+expect_bad_input_leaving_nothing "unknown property" "" property nonsense
+expect_bad_input_leaving_nothing "property without a name" "" property
 for how in --list list; do
   "$bin" property "$how" >"$work/properties.txt" || { fail "property $how"; continue; }
   for name in agrees_with_reference deterministic writes_every_output causal_and_local batch_permutation \
@@ -159,34 +155,34 @@ done
 
 # Bad input.
 ok=(--batch 1 --length 4 --width 8 --seed 1)
-expect_bad_input "unknown architecture" "$work/x" make-case --arch lstm "${ok[@]}" --out "$work/x"
-expect_bad_input "unknown regime" "$work/x" make-case --arch rglru "${ok[@]}" --regime calm --out "$work/x"
-expect_bad_input "unknown dtype" "$work/x" make-case --arch rglru "${ok[@]}" --io-dtype fp16 --out "$work/x"
-expect_bad_input "W not divisible by H" "$work/x" make-case --arch rglru "${ok[@]}" --heads 3 --out "$work/x"
-expect_bad_input "odd W, complex" "$work/x" make-case --arch complex_scan --batch 1 --length 4 --width 7 \
+expect_bad_input_leaving_nothing "unknown architecture" "$work/x" make-case --arch lstm "${ok[@]}" --out "$work/x"
+expect_bad_input_leaving_nothing "unknown regime" "$work/x" make-case --arch rglru "${ok[@]}" --regime calm --out "$work/x"
+expect_bad_input_leaving_nothing "unknown dtype" "$work/x" make-case --arch rglru "${ok[@]}" --io-dtype fp16 --out "$work/x"
+expect_bad_input_leaving_nothing "W not divisible by H" "$work/x" make-case --arch rglru "${ok[@]}" --heads 3 --out "$work/x"
+expect_bad_input_leaving_nothing "odd W, complex" "$work/x" make-case --arch complex_scan --batch 1 --length 4 --width 7 \
   --seed 1 --out "$work/x"
-expect_bad_input "zero length" "$work/x" make-case --arch scan --batch 1 --length 0 --width 8 --seed 1 --out "$work/x"
-expect_bad_input "negative batch" "$work/x" make-case --arch scan --batch -2 --length 4 --width 8 --seed 1 --out "$work/x"
-expect_bad_input "shape too large" "$work/x" make-case --arch rglru --batch 100000 --length 100000 --width 100000 \
+expect_bad_input_leaving_nothing "zero length" "$work/x" make-case --arch scan --batch 1 --length 0 --width 8 --seed 1 --out "$work/x"
+expect_bad_input_leaving_nothing "negative batch" "$work/x" make-case --arch scan --batch -2 --length 4 --width 8 --seed 1 --out "$work/x"
+expect_bad_input_leaving_nothing "shape too large" "$work/x" make-case --arch rglru --batch 100000 --length 100000 --width 100000 \
   --seed 1 --out "$work/x"
-expect_bad_input "missing option" "" make-case --arch rglru --batch 1
-expect_bad_input "unknown precision" "$work/y" reference --case "$work/rglru-default" --out "$work/y" --precision half
-expect_bad_input "missing case" "$work/y" reference --case "$work/nothing" --out "$work/y"
-expect_bad_input "bad sample" "$work/y" reference --case "$work/rglru-default" --out "$work/y" --sample 0-1
-expect_bad_input "sample out of range" "$work/y" reference --case "$work/rglru-default" --out "$work/y" --sample 5:0
+expect_bad_input_leaving_nothing "missing option" "" make-case --arch rglru --batch 1
+expect_bad_input_leaving_nothing "unknown precision" "$work/y" reference --case "$work/rglru-default" --out "$work/y" --precision half
+expect_bad_input_leaving_nothing "missing case" "$work/y" reference --case "$work/nothing" --out "$work/y"
+expect_bad_input_leaving_nothing "bad sample" "$work/y" reference --case "$work/rglru-default" --out "$work/y" --sample 0-1
+expect_bad_input_leaving_nothing "sample out of range" "$work/y" reference --case "$work/rglru-default" --out "$work/y" --sample 5:0
 
 # Malformed case directories.
 bad="$work/bad-npy"; cp -r "$work/rglru-default" "$bad"; printf 'not a numpy file' >"$bad/x.npy"
-expect_bad_input "malformed x.npy" "$work/y" reference --case "$bad" --out "$work/y"
+expect_bad_input_leaving_nothing "malformed x.npy" "$work/y" reference --case "$bad" --out "$work/y"
 bad="$work/bad-shape"; cp -r "$work/rglru-default" "$bad"; cp "$work/rglru-default/a_param.npy" "$bad/a_gate_b.npy"
-expect_bad_input "shape disagrees" "$work/y" reference --case "$bad" --out "$work/y"
+expect_bad_input_leaving_nothing "shape disagrees" "$work/y" reference --case "$bad" --out "$work/y"
 bad="$work/bad-json"; cp -r "$work/rglru-default" "$bad"; echo '{"architecture": "rglru",' >"$bad/case.json"
-expect_bad_input "malformed case.json" "$work/y" reference --case "$bad" --out "$work/y"
+expect_bad_input_leaving_nothing "malformed case.json" "$work/y" reference --case "$bad" --out "$work/y"
 bad="$work/bad-heads"; cp -r "$work/rglru-default" "$bad"
 sed -i 's/"heads": 2/"heads": 3/' "$bad/case.json"
-expect_bad_input "heads disagree with weights" "$work/y" reference --case "$bad" --out "$work/y"
+expect_bad_input_leaving_nothing "heads disagree with weights" "$work/y" reference --case "$bad" --out "$work/y"
 bad="$work/missing"; cp -r "$work/rglru-default" "$bad"; rm "$bad/dy.npy"
-expect_bad_input "missing dy.npy" "$work/y" reference --case "$bad" --out "$work/y"
+expect_bad_input_leaving_nothing "missing dy.npy" "$work/y" reference --case "$bad" --out "$work/y"
 
 # An existing output directory is replaced whole, not merged.
 mkdir -p "$work/replace" && touch "$work/replace/stale"
@@ -203,13 +199,13 @@ rc=$?
 grep -q '^# scancheck tolerance report: cli' "$work/report/report.md" && pass || fail "report.md title"
 "$bin" check --arch scan --shape 1,40,4,1 --seed 3 --backend '{scan/chunk16,scan/sequential}@fp32' >"$work/alt.out" &&
   grep -q 'verdict: PASS (2 checked, 0 failed)' "$work/alt.out" && pass || fail "backend glob with {a,b} alternatives"
-expect_bad_input "report of an unknown preset" "$work/r2" report --preset slow --out "$work/r2"
-expect_bad_input "report of an unknown backend" "$work/r2" report --backends 'nope/*' --out "$work/r2"
-expect_bad_input "report of seed shapes of a plain scan" "$work/r2" report --preset seed-shapes --backends 'scan/*' \
+expect_bad_input_leaving_nothing "report of an unknown preset" "$work/r2" report --preset slow --out "$work/r2"
+expect_bad_input_leaving_nothing "report of an unknown backend" "$work/r2" report --backends 'nope/*' --out "$work/r2"
+expect_bad_input_leaving_nothing "report of seed shapes of a plain scan" "$work/r2" report --preset seed-shapes --backends 'scan/*' \
   --out "$work/r2"
-expect_bad_input "report of a bad executor" "$work/r2" report --executor tpu --out "$work/r2"
-expect_bad_input "report of length 0" "$work/r2" report --lengths 2,0 --out "$work/r2"
-expect_bad_input "report of seed shapes at other lengths" "$work/r2" report --preset seed-shapes --lengths 5 --out "$work/r2"
+expect_bad_input_leaving_nothing "report of a bad executor" "$work/r2" report --executor tpu --out "$work/r2"
+expect_bad_input_leaving_nothing "report of length 0" "$work/r2" report --lengths 2,0 --out "$work/r2"
+expect_bad_input_leaving_nothing "report of seed shapes at other lengths" "$work/r2" report --preset seed-shapes --lengths 5 --out "$work/r2"
 "$bin" report --preset quick --backends 'scan/chunk16@fp32' --policy "$work/no-such-policy.json" --out "$work/r2" \
   >/dev/null 2>"$work/stderr"; [ $? -eq 2 ] && [ ! -e "$work/r2" ] && pass || fail "report with a missing policy"
 
@@ -237,19 +233,19 @@ json.dump(report, open(sys.argv[2], "w"))' "$tools/a/report.json" "$tools/grown.
 [ $? -eq 1 ] && grep -q 'REGRESSION error growth' "$tools/diff.txt" && pass || fail "diff flags a tenfold error (exit 1)"
 "$bin" merge "$tools/a" "$tools/s2" --out "$tools/merged.json" >/dev/null &&
   "$bin" diff "$tools/a" "$tools/merged.json" >/dev/null && pass || fail "merge of two seeds keeps every row"
-expect_bad_input "merge of different labels" "$tools/m.json" merge "$tools/a" "$tools/other" --out "$tools/m.json"
-expect_bad_input "merge of duplicate rows" "$tools/m.json" merge "$tools/a" "$tools/b" --out "$tools/m.json"
-expect_bad_input "merge of one report" "$tools/m.json" merge "$tools/a" --out "$tools/m.json"
+expect_bad_input_leaving_nothing "merge of different labels" "$tools/m.json" merge "$tools/a" "$tools/other" --out "$tools/m.json"
+expect_bad_input_leaving_nothing "merge of duplicate rows" "$tools/m.json" merge "$tools/a" "$tools/b" --out "$tools/m.json"
+expect_bad_input_leaving_nothing "merge of one report" "$tools/m.json" merge "$tools/a" --out "$tools/m.json"
 echo '{"a": 1}' >"$tools/foreign.json"
-expect_bad_input "diff of foreign JSON" "" diff "$tools/a" "$tools/foreign.json"
+expect_bad_input_leaving_nothing "diff of foreign JSON" "" diff "$tools/a" "$tools/foreign.json"
 /usr/bin/python3 -c '
 import json, sys
 report = json.load(open(sys.argv[1]))
 report["schema_version"] = 3
 json.dump(report, open(sys.argv[2], "w"))' "$tools/a/report.json" "$tools/v2.json"
-expect_bad_input "diff of schema_version 3" "" diff "$tools/v2.json" "$tools/a"
-expect_bad_input "diff of a missing report" "" diff "$tools/a" "$tools/nothing"
-expect_bad_input "diff --max-growth below 1" "" diff "$tools/a" "$tools/b" --max-growth 0.5
+expect_bad_input_leaving_nothing "diff of schema_version 3" "" diff "$tools/v2.json" "$tools/a"
+expect_bad_input_leaving_nothing "diff of a missing report" "" diff "$tools/a" "$tools/nothing"
+expect_bad_input_leaving_nothing "diff --max-growth below 1" "" diff "$tools/a" "$tools/b" --max-growth 0.5
 "$bin" calibrate "$tools/merged.json" --out "$tools/tolerances.calibration.json" >/dev/null &&
   /usr/bin/python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["tolerances"]' \
     "$tools/tolerances.calibration.json" && pass || fail "calibrate --format json"
@@ -259,9 +255,9 @@ expect_bad_input "diff --max-growth below 1" "" diff "$tools/a" "$tools/b" --max
 "$bin" render "$tools/merged.json" --out "$tools/merged" >/dev/null && [ -s "$tools/merged/report.html" ] &&
   grep -q '^# scancheck tolerance report' "$tools/merged/report.md" && cmp -s "$tools/merged.json" "$tools/merged/report.json" &&
   pass || fail "render a merged report"
-expect_bad_input "render of foreign JSON" "$tools/r" render "$tools/foreign.json" --out "$tools/r"
-expect_bad_input "calibrate --margin below 1" "$tools/t.json" calibrate "$tools/a" --out "$tools/t.json" --margin 0.5
-expect_bad_input "calibrate --format yaml" "$tools/t.json" calibrate "$tools/a" --out "$tools/t.json" --format yaml
+expect_bad_input_leaving_nothing "render of foreign JSON" "$tools/r" render "$tools/foreign.json" --out "$tools/r"
+expect_bad_input_leaving_nothing "calibrate --margin below 1" "$tools/t.json" calibrate "$tools/a" --out "$tools/t.json" --margin 0.5
+expect_bad_input_leaving_nothing "calibrate --format yaml" "$tools/t.json" calibrate "$tools/a" --out "$tools/t.json" --format yaml
 
 if [ -n "$reports_dir" ]; then
   rm -rf "$reports_dir/cli" && mkdir -p "$reports_dir/cli"

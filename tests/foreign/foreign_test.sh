@@ -15,22 +15,10 @@ if ! "$python" -c 'import numpy' 2>/dev/null; then
 fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-failures=0
-passed=0
-pass() { passed=$((passed + 1)); }
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+source "$src/tests/check_support.sh"
 numpy="$python $src/examples/numpy_worker.py"
 mis="$python $src/tests/foreign/misbehaving_worker.py"
 
-# expect_bad_input DESCRIPTION ARGS...: exit 2 and exactly one line on stderr.
-expect_bad_input() {
-  local what=$1; shift
-  "$bin" "$@" >"$work/stdout" 2>"$work/stderr"
-  local rc=$? lines
-  lines=$(wc -l <"$work/stderr")
-  if [ "$rc" -ne 2 ] || [ "$lines" -ne 1 ]; then fail "$what: exit $rc with $lines stderr lines"; cat "$work/stderr"; return; fi
-  pass
-}
 
 # A correct worker: listed with its provider, passes 200 fuzz cases.
 "$bin" list --worker "$numpy" >"$work/list.txt" && grep -q '^numpy:rglru/textbook@fp32 ' "$work/list.txt" &&
@@ -72,7 +60,7 @@ grep -q 'chatter line 99' "$work/stderr_chatter.txt" && pass || fail "the worker
 "$bin" fuzz --worker "$mis constraints" --backends 'mis-*' --cases 60 --findings "$work/cf" >"$work/constraints.txt" 2>&1 &&
   pass || { fail "cases stay inside a backend's constraints"; cat "$work/constraints.txt"; }
 "$bin" make-case --arch scan --batch 2 --length 50 --width 4 --seed 3 --no-h0 --no-dh-last --out "$work/case-long" >/dev/null
-expect_bad_input "a case outside the constraints" check --worker "$mis constraints" --case "$work/case-long" --backend 'mis-*'
+expect_bad_input "a case outside the constraints" "" check --worker "$mis constraints" --case "$work/case-long" --backend 'mis-*'
 "$bin" make-case --arch scan --batch 2 --length 9 --width 4 --seed 3 --out "$work/case-h0" >/dev/null
 grep -q 'h0' <("$bin" check --worker "$mis constraints" --case "$work/case-h0" --backend 'mis-*' 2>&1) &&
   pass || fail "the broken constraint is named"
@@ -124,12 +112,11 @@ PY
   pass || { fail "reports respect constraints and passes"; cat "$work/report2.txt"; }
 
 # Hello that breaks the protocol: bad input.
-expect_bad_input "a worker that exits at hello" list --worker "$mis exit_at_hello"
-expect_bad_input "another protocol version" list --worker "$mis protocol_2"
-expect_bad_input "a malformed provider name" list --worker "$mis bad_provider"
-expect_bad_input "a duplicate provider" list --worker "$mis refuse" --worker "$mis refuse"
-expect_bad_input "a command that does not exist" list --worker "$work/no-such-worker"
-expect_bad_input "an unterminated quote" list --worker "'$numpy"
+expect_bad_input "a worker that exits at hello" "" list --worker "$mis exit_at_hello"
+expect_bad_input "another protocol version" "" list --worker "$mis protocol_2"
+expect_bad_input "a malformed provider name" "" list --worker "$mis bad_provider"
+expect_bad_input "a duplicate provider" "" list --worker "$mis refuse" --worker "$mis refuse"
+expect_bad_input "a command that does not exist" "" list --worker "$work/no-such-worker"
+expect_bad_input "an unterminated quote" "" list --worker "'$numpy"
 
-echo "foreign workers: $passed checks passed, $failures failed"
-[ "$failures" -eq 0 ]
+finish "foreign workers"

@@ -15,10 +15,7 @@ if [ -z "$nvcc" ] || [ ! -x "$nvcc" ]; then
   echo "SKIP: no nvcc, examples/plugin_cuda not compiled"
   exit 77
 fi
-failures=0
-passed=0
-pass() { passed=$((passed + 1)); }
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+source "$(dirname "$0")/../../check_support.sh"
 rm -rf "$work"
 mkdir -p "$work"
 build=$work/cudademo

@@ -14,10 +14,7 @@ generator=$4
 cxx=$5
 broken=$6
 bin=$prefix/bin/scancheck
-failures=0
-passed=0
-pass() { passed=$((passed + 1)); }
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+source "$(dirname "$0")/../../check_support.sh"
 rm -rf "$work"
 mkdir -p "$work"
 

@@ -12,24 +12,8 @@ no_entry=$4
 malformed=$5
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-failures=0
-passed=0
-pass() { passed=$((passed + 1)); }
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+source "$(dirname "$0")/../../check_support.sh"
 
-# expect_bad_input DESCRIPTION PATTERN ARGS...: exit 2 and exactly one line on stderr, matching PATTERN.
-expect_bad_input() {
-  local what=$1 pattern=$2; shift 2
-  "$bin" "$@" >"$work/stdout" 2>"$work/stderr"
-  local rc=$? lines
-  lines=$(wc -l <"$work/stderr")
-  if [ "$rc" -ne 2 ] || [ "$lines" -ne 1 ] || ! grep -q -- "$pattern" "$work/stderr"; then
-    fail "$what: exit $rc with $lines stderr lines, expected 2 and one line matching '$pattern'"
-    cat "$work/stderr"
-    return
-  fi
-  pass
-}
 
 # Plugins that cannot be used: through the plugin host (scancheck reports the host's one line) and in process.
 echo "not an ELF file" >"$work/not-a-library.so"
