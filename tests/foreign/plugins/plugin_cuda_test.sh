@@ -31,7 +31,7 @@ plugin=$build/cudademo.so
   pass || { fail "the plugin host loads the CUDA plugin"; cat "$work/list.txt"; }
 
 cuda_build=0
-"$bin" list --json --arch scan | grep -q '"cuda"' && cuda_build=1
+"$bin" list --json --arch scan >"$work/executors.json" && grep -q '"cuda"' "$work/executors.json" && cuda_build=1
 gpu=0
 command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 && gpu=1
 if [ "$cuda_build" = 0 ] || [ "$gpu" = 0 ]; then

@@ -38,7 +38,8 @@ expect_bad_input "a provider loaded twice" 'already has' list --plugin "$quirky"
 
 # One case, every quirk: the verdict, its message, and the run goes on (exit 1 when any row fails).
 cuda_build=0
-"$bin" list --json --arch scan | grep -q '"cuda"' && cuda_build=1
+# (the listing first, then grep: with pipefail, grep -q closing the pipe early would fail the pipeline)
+"$bin" list --json --arch scan >"$work/executors.json" && grep -q '"cuda"' "$work/executors.json" && cuda_build=1
 case_args=(--arch scan --shape 3,9,4 --seed 3)
 for mode in --plugin --plugin-in-process; do
   for expectation in 'sequential|PASS|' 'refuses_odd_batch|ERROR|B = 3: this kernel needs an even batch' \
