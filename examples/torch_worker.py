@@ -9,6 +9,11 @@ at the end. q = -expm1(2 log a) (recurrences.md section 5: the literal 1 - exp(2
 sqrt-gradient convention by a custom autograd function, PyTorch's own sigmoid and softplus.
 
     scancheck fuzz --worker 'python3 examples/torch_worker.py' --backends 'torch:*' --cases 200
+
+`--formulations` adds rglru variants that differ in one textbook formulation (docs/tolerance.md, "Accepted
+formulations"): the accepted `sigmoid_pair` (sigma' as sigma(z) sigma(-z) in a custom autograd function),
+`stable_softplus` (max(z, 0) + log1p(exp(-|z|)) instead of PyTorch's identity above 20), and the rejected
+`q_literal` (q = 1 - exp(2 log a): cancels) and `softplus_naive` (log(1 + exp(z)): overflows).
 """
 import json
 import os
@@ -35,6 +40,28 @@ class SqrtBoundedGradient(torch.autograd.Function):
         return grad / torch.clamp(2 * root, min=1e-3)
 
 
+class SigmoidPair(torch.autograd.Function):
+    """sigma(z) whose derivative is sigma(z) sigma(-z), accurate where a gate saturates."""
+
+    @staticmethod
+    def forward(ctx, z):
+        ctx.save_for_backward(z)
+        return torch.sigmoid(z)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (z,) = ctx.saved_tensors
+        return grad * torch.sigmoid(z) * torch.sigmoid(-z)
+
+
+def softplus(z, variant):
+    if variant == "stable_softplus":
+        return torch.clamp(z, min=0) + torch.log1p(torch.exp(-torch.abs(z)))
+    if variant == "softplus_naive":
+        return torch.log(1 + torch.exp(z))
+    return torch.nn.functional.softplus(z)
+
+
 def load_case(case_dir):
     with open(os.path.join(case_dir, "case.json")) as f:
         meta = json.load(f)
@@ -45,7 +72,7 @@ def load_case(case_dir):
     return meta, t
 
 
-def rg_lru(meta, t, complex_):
+def rg_lru(meta, t, complex_, variant="autograd"):
     """Forward of rglru or complex_rglru; returns the (y, h_last) tensors and the leaves to differentiate."""
     leaves = {k: v.clone().requires_grad_(True) for k, v in t.items()
               if k in ("x", "h0", "a_param", "a_imag_param", "input_gate_w", "input_gate_b", "a_gate_w",
@@ -56,10 +83,12 @@ def rg_lru(meta, t, complex_):
     xh = x.view(B, L, H, W // H)
     zx = torch.einsum("blhi,hij->blhj", xh, leaves["input_gate_w"]) + leaves["input_gate_b"]
     za = torch.einsum("blhi,hij->blhj", xh, leaves["a_gate_w"]) + leaves["a_gate_b"]
-    gx, ga = torch.sigmoid(zx).reshape(B, L, -1), torch.sigmoid(za).reshape(B, L, -1)
-    log_a = -8.0 * ga * torch.nn.functional.softplus(leaves["a_param"])
+    sigmoid = SigmoidPair.apply if variant == "sigmoid_pair" else torch.sigmoid
+    gx, ga = sigmoid(zx).reshape(B, L, -1), sigmoid(za).reshape(B, L, -1)
+    log_a = -8.0 * ga * softplus(leaves["a_param"], variant)
     reset = (t["segment_pos"] == 0).unsqueeze(-1)
-    q = torch.where(reset, torch.ones_like(log_a), -torch.expm1(2 * log_a))  # no sqrt'(0) behind a reset
+    q = 1 - torch.exp(2 * log_a) if variant == "q_literal" else -torch.expm1(2 * log_a)
+    q = torch.where(reset, torch.ones_like(log_a), q)  # no sqrt'(0) behind a reset
     root = SqrtBoundedGradient.apply(q) if meta["sqrt_gradient"] == "bounded" else torch.sqrt(q)
     m = torch.where(reset, torch.ones_like(root), root)
     if complex_:
@@ -90,7 +119,7 @@ def run(request):
     complex_ = meta["architecture"] == "complex_rglru"
     if "h0" not in t:  # a zero initial state: the same forward, and dh0 is its gradient
         t["h0"] = torch.zeros(t["x"].shape[0], t["x"].shape[2], dtype=torch.float32)
-    y, h_last, leaves = rg_lru(meta, t, complex_)
+    y, h_last, leaves = rg_lru(meta, t, complex_, request["backend"].split("@")[0])
     loss = (y * t["dy"]).sum()
     if "dh_last" in t:
         loss = loss + (h_last * t["dh_last"]).sum()
@@ -113,6 +142,10 @@ def run(request):
 def main():
     backends = [{"variant": "autograd", "architecture": arch, "io_dtype": dtype}
                 for arch in ("rglru", "complex_rglru") for dtype in ("float32", "bfloat16")]
+    if "--formulations" in sys.argv[1:]:
+        backends += [{"variant": variant, "architecture": "rglru", "io_dtype": dtype}
+                     for variant in ("sigmoid_pair", "stable_softplus", "q_literal", "softplus_naive")
+                     for dtype in ("float32", "bfloat16")]
     for line in sys.stdin:
         request = json.loads(line)
         if request["op"] == "hello":

@@ -29,7 +29,7 @@ struct TolerancePolicy {
   double bound_factor = 4;
   double baseline_factor = 2;
   double baseline_slack_ulps = 8;
-  double baseline_slack_bound = 0.25;
+  double baseline_slack_bound = 1;  // docs/tolerance.md: accepted formulations lose up to 0.5 of it
 
   nlohmann::json to_json() const;
   //! Throws InputError naming the field for unknown keys, wrong types, negative or non-finite values.

@@ -117,6 +117,7 @@ class Bounded {
     return z;
   }
   friend const T& value_of(const Bounded& x) { return x.v_; }
+  friend Bounded admit_absolute_error(const Bounded& x, double amount) { return with_bound(x.v_, x.e_ + amount); }
   friend double to_double(const Bounded& x) { return x.d_; }
 
  private:

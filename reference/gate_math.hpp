@@ -29,17 +29,31 @@ struct SigmoidPair {
   S of_z, of_minus_z;
 };
 
+//! The smaller member's bound also admits 2^-126 (FLT_MIN): the accepted 1/(1+exp(-z)) gives 0 once exp(-z)
+//! overflows (z < -88.7, where sigma(z) < 2^-128), and flush-to-zero arithmetic (CUDA's -ftz) gives 0 for
+//! any subnormal result.
 template <class S>
 SC_HD SigmoidPair<S> sigmoid_pair(const S& z) {
   using std::exp;
+  constexpr double flushed = 0x1p-126;
   if (value_of(z) >= 0) {
     const S e = exp(-z);
     const S d = S(1) + e;
-    return {S(1) / d, e / d};
+    return {S(1) / d, admit_absolute_error(e / d, flushed)};
   }
   const S e = exp(z);
   const S d = S(1) + e;
-  return {e / d, S(1) / d};
+  return {admit_absolute_error(e / d, flushed), S(1) / d};
+}
+
+//! sigma'(z) = sigma(z) sigma(-z), accurate in both tails. Its bound also admits the literal
+//! sigma (1 - sigma) of recurrences.md sections 2 and 3 (PyTorch autograd, most Triton kernels): once sigma
+//! rounds towards 1, 1 - sigma cancels and keeps only sigma's rounding, up to 2 ulps of 1 times sigma, so
+//! the derivative of a saturated gate is lost (recurrences.md section 5: correct, to be noted, never failed).
+template <class S>
+SC_HD S sigmoid_derivative(const S& sigma, const S& sigma_minus) {
+  const double larger = static_cast<double>(value_of(value_of(sigma) >= value_of(sigma_minus) ? sigma : sigma_minus));
+  return admit_absolute_error(sigma * sigma_minus, 0x1p-23 * larger * larger);
 }
 
 template <class S>
@@ -183,7 +197,10 @@ SC_HD LocalGradients<S, F> local_gradients(const GateTerms<S, F>& gt, const F& g
     // G conj(a) with G = g conj(h_{t-1}); without a previous state G = 0.
     F p = field_zero<S, F>();
     if (prev) p = g * conjugate(*prev) * conjugate(gt.a);
-    dl = real_of<S>(p) - S(2) * (gt.r * gt.r) * dq;  // exp(2 log_a) = |a|^2
+    // exp(2 log_a) = |a|^2. Its bound also admits PyTorch autograd's derivative of q = -expm1(2 log_a),
+    // which recovers exp(2 log_a) as 1 + expm1(2 log_a): absolute error up to 2 ulps of 1 where |a| is tiny.
+    const S a_squared = admit_absolute_error(gt.r * gt.r, 0x1p-22);
+    dl = real_of<S>(p) - S(2) * a_squared * dq;
     if constexpr (has_imaginary_v<F>) dphi = p.im;
   }
   S dga = S(-8) * s * dl;
@@ -193,8 +210,8 @@ SC_HD LocalGradients<S, F> local_gradients(const GateTerms<S, F>& gt, const F& g
     out.a_imag_term = gt.ga * dphi;
   }
   out.a_param_term = S(-8) * gt.ga * dl;
-  out.dzx = dgx * (gt.gx * gt.gx_minus);
-  out.dza = dga * (gt.ga * gt.ga_minus);
+  out.dzx = dgx * sigmoid_derivative(gt.gx, gt.gx_minus);
+  out.dza = dga * sigmoid_derivative(gt.ga, gt.ga_minus);
   return out;
 }
 

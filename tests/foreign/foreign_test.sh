@@ -71,13 +71,21 @@ grep -q 'h0' <("$bin" check --worker "$mis constraints" --case "$work/case-h0" -
 "$bin" property deterministic --worker "$mis nondeterministic" --arch scan --io-dtype float32 --cases 5 \
   --findings "$work/pf" >"$work/nondet.txt" 2>&1 && pass || { fail "nondeterministic backend is exempt"; cat "$work/nondet.txt"; }
 
-# The PyTorch autograd worker (rglru and complex_rglru, float32 and bfloat16). Not on the extreme regime
-# yet: autograd's sigma' = sigma (1 - sigma) loses a saturated gate's derivative, which the per-element bound
-# of scancheck's own formulation does not cover (the accepted-formulations issue; docs/foreign-backends.md).
+# The PyTorch autograd worker (rglru and complex_rglru, float32 and bfloat16) on every regime: autograd's
+# sigma' = sigma (1 - sigma) and its derivative of expm1 are accepted formulations (docs/tolerance.md). Its
+# rejected variants fail where the spec says they must: the literal q in the clip regime, the overflowing
+# softplus in the extreme regime.
+torch_worker="$python $src/examples/torch_worker.py --formulations"
 if "$python" -c 'import torch' 2>/dev/null; then
-  "$bin" fuzz --worker "$python $src/examples/torch_worker.py" --backends 'torch:*' --cases 200 \
-    --regimes default,long_memory,resets,clip --findings "$work/torch-findings" >"$work/torch.txt" 2>&1 &&
+  "$bin" fuzz --worker "$torch_worker" --backends 'torch:*/{autograd,sigmoid_pair,stable_softplus}@*' --cases 200 \
+    --findings "$work/torch-findings" >"$work/torch.txt" 2>&1 &&
     grep -q 'fuzz: 200 cases' "$work/torch.txt" && pass || { fail "the torch worker passes 200 cases"; cat "$work/torch.txt"; }
+  for rejected in q_literal:clip softplus_naive:extreme; do
+    "$bin" fuzz --worker "$torch_worker" --backends "torch:rglru/${rejected%%:*}@*" --cases 50 \
+      --regimes "${rejected#*:}" --findings "$work/rejected" >"$work/rejected.txt" 2>&1
+    [ $? -eq 1 ] && [ "$(grep -c '^FAIL' "$work/rejected.txt")" -eq 2 ] && pass ||
+      { fail "the rejected ${rejected%%:*} fails in both dtypes"; cat "$work/rejected.txt"; }
+  done
 else
   echo "note: $python has no torch (Debian's python3-torch): the torch worker was not run"
 fi
