@@ -74,7 +74,7 @@ int run_check(const CheckOptions& o) {
     if (backends.empty()) continue;
     any = true;
     const ReferenceResult reference = reference_with_bounds(c, o.judge.threads);
-    const std::vector<BackendResult> results = check_backends(c, backends, executor, reference, policy);
+    const std::vector<BackendResult> results = check_backends(c, backends, executor, reference, policy, {}, true);
     std::printf("%s", format_check(c, source, results).c_str());
     for (const BackendResult& r : results) status = r.pass ? status : 1;
   }

@@ -97,6 +97,7 @@ int run_fuzz(const Options& o) {
     std::printf("FAIL %s after %lld cases, shrunk in %d steps to %s\n  %s\n", finding.backend.c_str(),
                 static_cast<long long>(finding.cases_until_failure), finding.shrink_steps,
                 to_string(finding.request).c_str(), finding.message.c_str());
+    for (const std::string& where : finding.diagnosis) std::printf("  where: %s\n", where.c_str());
     if (!p.saved[i].empty())
       for (const std::string& line : repro_lines(finding, p.saved[i] / "case")) std::printf("  repro: %s\n", line.c_str());
   }

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "properties/diagnosis.hpp"
 
 namespace scancheck {
 
@@ -78,16 +79,41 @@ BackendResult failed_run(const BackendInfo& backend, const BackendError& e) {
   return failed;
 }
 
+namespace {
+
+//! The pattern of the failing elements, and what re-runs without dh_last or h0 show.
+std::vector<std::string> diagnosis_of(const BackendInfo& b, const Case& c, const Outputs& got,
+                                      const ReferenceResult& reference, Executor executor,
+                                      const TolerancePolicy& policy) {
+  std::vector<std::string> out =
+      diagnose(c, got, reference, policy, b.builtin ? std::optional(b.builtin->schedule) : std::nullopt);
+  const auto passes = [&](const Case& d) {
+    try {
+      const Outputs baseline = run_backend(baseline_backend(d), d, Executor::host);
+      return judge_outputs(b.name, d, run_backend(b, d, executor), reference_with_bounds(d), &baseline, policy,
+                           b.passes)
+          .pass;
+    } catch (const std::exception&) {
+      return false;  // a re-run that fails to run tells nothing
+    }
+  };
+  for (std::string& line : counterfactual_diagnosis(c, passes)) out.push_back(std::move(line));
+  return out;
+}
+
+}  // namespace
+
 std::vector<BackendResult> check_backends(const Case& c, const std::vector<const BackendInfo*>& backends,
                                           Executor executor, const ReferenceResult& reference,
                                           const TolerancePolicy& policy,
-                                          const std::function<void(const BackendResult&)>& judged) {
+                                          const std::function<void(const BackendResult&)>& judged, bool diagnose) {
   const Outputs baseline = run_backend(baseline_backend(c), c, Executor::host);
   std::vector<BackendResult> results;
   for (const BackendInfo* b : backends) {
     try {
-      results.push_back(
-          judge_outputs(b->name, c, run_backend(*b, c, executor), reference, &baseline, policy, b->passes));
+      const Outputs got = run_backend(*b, c, executor);
+      results.push_back(judge_outputs(b->name, c, got, reference, &baseline, policy, b->passes));
+      if (diagnose && !results.back().pass) results.back().diagnosis = diagnosis_of(*b, c, got, reference, executor, policy);
     } catch (const BackendError& e) {
       results.push_back(failed_run(*b, e));
     }
@@ -163,6 +189,7 @@ std::string format_result(const BackendResult& r) {
                      t.verdict.pass ? "pass" : "FAIL");
   }
   for (const std::string& why : r.reasons()) s += "  " + why + "\n";
+  for (const std::string& where : r.diagnosis) s += "  where: " + where + "\n";
   return s;
 }
 

@@ -36,6 +36,7 @@ struct BackendResult {
   std::vector<std::string> misshapen; //!< outputs of the wrong shape: "dx: [2, 3] instead of [2, 3, 4]"
   std::vector<TensorResult> tensors;  //!< in tensor_layout order
   std::vector<Direction> passes{Direction::forward, Direction::backward};  //!< the passes judged
+  std::vector<std::string> diagnosis;  //!< where a failing run goes wrong (diagnosis.hpp), when asked for
   std::vector<std::string> reasons() const;  //!< every failed rule, missing and misshapen tensor, one line each
 };
 
@@ -51,14 +52,16 @@ BackendResult judge_outputs(std::string name, const Case& c, const Outputs& got,
 //! The result of a run that failed (BackendError): its verdict (error, fault, timeout), message and log.
 BackendResult failed_run(const BackendInfo& backend, const BackendError& e);
 
-//! Runs the baseline, then every backend, on `executor`, and judges each. A backend that fails while
+//! Runs the baseline, then every backend, on `executor`, and judges each; with `diagnose`, a failing
+//! result also says where it goes wrong (diagnosis.hpp: re-runs without dh_last and h0 included). A backend that fails while
 //! running (BackendError) is a result with its verdict (error, fault, timeout) and message; input errors
 //! propagate. `judged` is
 //! called after each backend (progress displays).
 std::vector<BackendResult> check_backends(const Case& c, const std::vector<const BackendInfo*>& backends,
                                           Executor executor, const ReferenceResult& reference,
                                           const TolerancePolicy& policy,
-                                          const std::function<void(const BackendResult&)>& judged = {});
+                                          const std::function<void(const BackendResult&)>& judged = {},
+                                          bool diagnose = false);
 
 //! `candidate` (outputs produced anywhere: another framework, another kernel) judged as `name` on `c`,
 //! against the reference (on `threads` threads) and the host sequential baseline.

@@ -47,6 +47,7 @@ json finding_json(const Finding& f, const std::vector<std::string>& repro) {
       {"request", to_json(f.request)},
       {"original_request", f.original ? to_json(*f.original) : json(nullptr)},
       {"log", f.log},
+      {"diagnosis", f.diagnosis},
       {"related_cases", related},
       {"cases_until_failure", f.cases_until_failure},
       {"shrink_steps", f.shrink_steps},
@@ -61,6 +62,7 @@ std::string readme(const Finding& f, const std::vector<std::string>& repro) {
   std::ostringstream out;
   out << f.property << (f.backend.empty() ? "" : " of " + f.backend) << "\n  " << to_string(f.request) << "\n"
       << f.message << "\n";
+  for (const std::string& where : f.diagnosis) out << "where: " << where << "\n";
   if (!f.log.empty()) out << "\nthe worker's stderr ended with:\n" << f.log << "\n";
   out << "\nrepro:\n";
   for (const std::string& line : repro) out << "  " << line << "\n";
@@ -123,6 +125,7 @@ Finding load_finding(const fs::path& argument) {
   if (const json& original = in.field(j, "$", "original_request"); !original.is_null())
     f.original = request_from_json(in, original, "original_request");
   f.log = in.text(j, "$", "log");
+  f.diagnosis = in.strings(j, "$", "diagnosis");
   f.cases_until_failure = in.integer(j, "$", "cases_until_failure");
   f.shrink_steps = static_cast<int>(in.integer(j, "$", "shrink_steps"));
   f.shrink_tries = static_cast<int>(in.integer(j, "$", "shrink_tries"));

@@ -9,7 +9,7 @@
 //!   <related>/      further cases worth keeping (e.g. a property's perturbed copy)
 //!   finding.json    {"format": "scancheck-finding", "version": 1, "property", "backend", "message",
 //!                    "request" (core/case_request.hpp), "original_request" (or null), "related_cases",
-//!                    "log", "cases_until_failure", "shrink_steps", "shrink_tries", "search_seed", "rc_params",
+//!                    "log", "diagnosis", "cases_until_failure", "shrink_steps", "shrink_tries", "search_seed", "rc_params",
 //!                    "repro": [lines]}
 //!   README.txt      the property, the request, the message and the repro lines
 #pragma once
@@ -33,6 +33,7 @@ struct Finding {
   std::string backend;          //!< the backend the failure is about (named in the repro); empty when none
   std::string message;          //!< the first failed rule
   std::string log;              //!< a worker's last stderr lines, when its run failed
+  std::vector<std::string> diagnosis;  //!< where the shrunk case goes wrong (diagnosis.hpp), when known
   CaseRequest request;          //!< the shrunk failing request
   std::optional<CaseRequest> original;  //!< the request as first found, when shrinking moved it
   //! Further cases worth keeping beside the failing one, saved as subdirectories under these names.

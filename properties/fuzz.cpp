@@ -60,6 +60,13 @@ Finding finding_of(const BackendInfo& backend, const BackendResult& first, const
     f->log = first.log;
   }
   f->rc_reproduce.clear();  // the id replays in no program: the repro is the saved case
+  // Where the shrunk case goes wrong: judged once more, with the diagnosis (re-runs included).
+  const Case shrunk = make_case(f->request);
+  const BackendResult again =
+      check_backends(shrunk, {&backend}, o.executor, reference_with_bounds(shrunk, o.reference_threads), o.policy, {},
+                     /*diagnose=*/true)
+          .front();
+  f->diagnosis = again.diagnosis;
   return std::move(*f);
 }
 

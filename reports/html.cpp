@@ -63,6 +63,7 @@ std::vector<std::string> row_reasons(const Row& row) {
   if (!row.error.empty()) out.push_back("run failed: " + row.error);
   for (const std::string& name : row.missing) out.push_back(name + ": missing from the outputs");
   for (const std::string& what : row.misshapen) out.push_back("wrong shape: " + what);
+  for (const std::string& where : row.diagnosis) out.push_back("where: " + where);
   for (const TensorEntry& t : row.tensors) out.insert(out.end(), t.reasons.begin(), t.reasons.end());
   return out;
 }

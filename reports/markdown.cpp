@@ -63,6 +63,7 @@ std::string failures(const Report& r) {
     if (!row.log.empty()) s += fmt::format("  - its stderr ended with:\n\n    ```\n{}\n    ```\n", indented(row.log, "    "));
     for (const std::string& name : row.missing) s += fmt::format("  - missing output {}\n", name);
     for (const std::string& what : row.misshapen) s += fmt::format("  - output of the wrong shape: {}\n", what);
+    for (const std::string& where : row.diagnosis) s += fmt::format("  - where: {}\n", where);
     for (const TensorEntry& t : row.tensors)
       for (const std::string& why : t.reasons) s += fmt::format("  - {}\n", why);
     s += fmt::format("  - repro: `{}`\n", row.repro);

@@ -60,6 +60,7 @@ json row_json(const Row& r) {
             {"log", r.log.empty() ? json(nullptr) : json(r.log)},
             {"missing", r.missing},
             {"misshapen", r.misshapen},
+            {"diagnosis", r.diagnosis},
             {"tensors", std::move(tensors)},
             {"seed", r.seed},
             {"repro", r.repro},

@@ -93,6 +93,7 @@ struct Reader : JsonReader {
       r.verdict = named(j, path, "verdict", parse_verdict);
       r.log = optional_text(j, path, "log").value_or("");
       r.misshapen = strings(j, path, "misshapen");
+      r.diagnosis = strings(j, path, "diagnosis");
     }
     r.error = optional_text(j, path, "error").value_or("");
     r.missing = strings(j, path, "missing");

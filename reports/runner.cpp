@@ -177,6 +177,7 @@ std::vector<Row> rows_of(const BackendResult& result, const BackendInfo& backend
     row.direction = direction;
     row.error = result.error;
     row.log = result.log;
+    row.diagnosis = result.diagnosis;
     row.seed = entry.request.seed;
     row.repro = fmt::format("scancheck check {}{} --backend '{}'", backend.loaded_by.empty() ? "" : backend.loaded_by + " ",
                             entry.repro, backend.name);
@@ -317,7 +318,7 @@ Report run_report(const ReportOptions& o, const std::function<void(const ReportP
       ++p.runs_done;
       tell(result.backend);
     };
-    check_backends(c, members, plan.executor, reference, o.policy, judged);
+    check_backends(c, members, plan.executor, reference, o.policy, judged, /*diagnose=*/true);
     report.cases.push_back(std::move(entry));
     ++p.case_index;
   }

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: Apache-2.0
+//! @file
+//! Where a failing run goes wrong: statements read off the pattern of its failing elements over
+//! (b, t, w) and the case's structure, for the failing row, the finding and the mutation kill table. A
+//! failing element is one the policy fails on its own (rule 1 or 2: a NaN/Inf disagreement or more than
+//! bound_factor bounds); the statements hold for every failing element:
+//!   "backward only" / "forward only"               the passes whose tensors fail
+//!   "only in dh0" / "only in h_last and dh0" ...   the failing tensors, when they are states only
+//!   "only at t = 0", "only at t = L-1"             the time steps
+//!   "in the last, partial chunk (...)"             t >= the last chunk's start, L not a multiple of C
+//!   "in the last, partial group (...)"             likewise for the hierarchical schedules' groups of G C
+//!   "from t = 32, a chunk (group) boundary"        the first failing step is a boundary of the schedule
+//!   "at reset positions" / "next to resets"        every failing (b, t) is, or is beside, a reset
+//!   "one batch entry (b = 1 of 3)", "one head", "channels 2, 5 of 8"
+//!   "the size of a bfloat16 rounding"              a float32 run off by 2^-10..2^-7 relative: a bf16 carry
+//!   "NaN born at y[0, 7, 3]"                        the earliest element that should not be NaN and is
+//! and, from re-runs where the backend can be run again (counterfactual_diagnosis):
+//!   "only where dh_last matters", "only where h0 matters": the run passes once that input is removed;
+//!   "a shift in t": it passes once every step has the decay of t = 0 (a's, or x's that the gates read).
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backends/backend.hpp"
+#include "properties/policy.hpp"
+#include "reference/reference.hpp"
+
+namespace scancheck {
+
+//! The statements that hold for the failing elements of `got` on `c`; empty when no element fails on its
+//! own (a run that fails only the baseline rule, or does not run). `schedule`: a built-in's, for its
+//! chunk and group boundaries.
+std::vector<std::string> diagnose(const Case& c, const Outputs& got, const ReferenceResult& reference,
+                                  const TolerancePolicy& policy, const std::optional<Schedule>& schedule);
+
+//! Re-runs the failing backend on changed cases (every step with the decay of t = 0; without dh_last; without
+//! h0), each against its own reference: a statement for each change that makes it pass. `passes(case)`
+//! judges a case.
+std::vector<std::string> counterfactual_diagnosis(const Case& c, const std::function<bool(const Case&)>& passes);
+
+}  // namespace scancheck
