@@ -72,7 +72,7 @@ BackendResult verify_outputs(std::string name, const Case& c, const Outputs& can
 //! '{rglru/chunk16,complex_rglru/chunk32}@*'), in registry order; throws InputError when none does.
 std::vector<const BackendInfo*> match_backends(std::string_view glob);
 
-//! A per-tensor table (tensor, max abs, max rel, ulp p50/p99/max, bound ratio, baseline ratio, verdict) and
+//! A per-tensor table (tensor, error / bound, baseline ratio, max abs, max rel, ulp p50/p99/max, verdict) and
 //! the failed rules below it, for terminals and logs.
 std::string format_result(const BackendResult&);
 

@@ -37,10 +37,10 @@ std::string verdict_row(const BackendSummary& s, const TolerancePolicy& policy, 
   const std::string times =
       timed ? fmt::format("<td>{}</td><td>{}</td>", num(s.forward_ms), num(s.backward_ms)) : std::string();
   return fmt::format(
-      "<tr{}><td class=\"name\">{}</td><td class=\"name\">{}</td><td>{}</td><td{}>{}</td><td>{}</td><td>{}</td>"
-      "{}<td>{}</td><td>{}</td></tr>\n",
-      s.ok() ? "" : " class=\"failed\"", escape(s.backend), escape(s.worst_tensor), num(s.ulp_max), bound_style,
-      num(s.bound_ratio), num(s.baseline_ratio), num(s.scaled_error), times, s.rows,
+      "<tr{}><td class=\"name\">{}</td><td class=\"name\">{}</td><td{}>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+      "<td>{}</td>{}<td>{}</td><td>{}</td></tr>\n",
+      s.ok() ? "" : " class=\"failed\"", escape(s.backend), escape(s.worst_tensor), bound_style, num(s.bound_ratio),
+      num(s.baseline_ratio), num(s.ulp_p99), num(s.ulp_max), num(s.scaled_error), times, s.rows,
       s.ok() ? std::string("<span class=\"verdict-pass\">pass</span>")
              : fmt::format("<span class=\"verdict-fail\">FAIL</span> ({} rows)", s.rows_failed));
 }
@@ -49,8 +49,8 @@ std::string verdict_table(Architecture architecture, const std::vector<BackendSu
                           const TolerancePolicy& policy, bool timed) {
   std::string out = fmt::format(
       "<h3>{}</h3>\n<div class=\"scroll\"><table>\n<thead><tr><th class=\"name\">backend</th>"
-      "<th class=\"name\">worst tensor</th><th>max ulp</th><th>max bound ratio</th><th>max baseline ratio</th>"
-      "<th>max scaled error</th>{}<th>rows</th><th>verdict</th></tr></thead>\n<tbody>\n",
+      "<th class=\"name\">worst tensor</th><th>error / bound</th><th>max baseline ratio</th><th>ulp p99</th>"
+      "<th>max ulp</th><th>max scaled error</th>{}<th>rows</th><th>verdict</th></tr></thead>\n<tbody>\n",
       escape(to_string(architecture)), timed ? "<th>forward ms</th><th>backward ms</th>" : "");
   for (const BackendSummary& s : summaries)
     if (s.architecture == architecture) out += verdict_row(s, policy, timed);

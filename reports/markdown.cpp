@@ -82,14 +82,15 @@ std::string architecture_table(const std::vector<BackendSummary>& backends, Arch
   if (fold)
     s += fmt::format("<details{}><summary>{} backends, {} failed</summary>\n\n", failed > 0 ? " open" : "",
                      members.size(), failed);
-  s += "| backend | worst tensor | max ULP | bound ratio | baseline ratio |";
+  s += "| backend | worst tensor | error / bound | baseline ratio | ULP p99 | max ULP |";
   s += timed ? " fwd ms | bwd ms |" : "";
-  s += " rows | verdict |\n|---|---|---:|---:|---:|";
+  s += " rows | verdict |\n|---|---|---:|---:|---:|---:|";
   s += timed ? "---:|---:|" : "";
   s += "---:|---|\n";
   for (const BackendSummary* b : members) {
-    s += fmt::format("| `{}` | {} | {} | {} | {} |", cell(b->backend), b->worst_tensor, optional_number(b->ulp_max),
-                     optional_number(b->bound_ratio), optional_number(b->baseline_ratio));
+    s += fmt::format("| `{}` | {} | {} | {} | {} | {} |", cell(b->backend), b->worst_tensor,
+                     optional_number(b->bound_ratio), optional_number(b->baseline_ratio), optional_number(b->ulp_p99),
+                     optional_number(b->ulp_max));
     if (timed) s += fmt::format(" {} | {} |", optional_number(b->forward_ms), optional_number(b->backward_ms));
     s += fmt::format(" {} | {} |\n", b->rows, b->ok() ? "pass" : fmt::format("**FAIL** ({})", b->rows_failed));
   }
@@ -104,9 +105,10 @@ std::string render_markdown(const Report& r) {
   const bool timed = std::any_of(r.rows.begin(), r.rows.end(), [](const Row& row) { return row.timing.has_value(); });
   for (Architecture arch : all_architectures)
     s += architecture_table(backends, arch, timed);
-  s += "Bound ratio: largest |error| / the element's first-order bound (the policy allows up to "
-       + number(r.policy.bound_factor) + "). Baseline ratio: largest |error| / the sequential baseline's. "
-       "Max ULP: distance from the correctly rounded exact value in the stored dtype.\n\n";
+  s += "Error / bound: the largest |error| in units of the element's own first-order bound (the policy allows up to "
+       + number(r.policy.bound_factor) + "): what to read first. Baseline ratio: largest |error| / the sequential "
+       "baseline's. ULP p99 and max ULP: distance from the correctly rounded exact value in the stored dtype; the "
+       "max is large for correct backends wherever an exact value cancels to near zero.\n\n";
   s += "### Scope\n\n";
   for (const std::string& line : r.scope) s += "- " + line + "\n";
   return s;

@@ -35,6 +35,7 @@ void add_row(BackendSummary& s, WorstSoFar& worst, const Row& row) {
     const TensorMetrics& m = t.metrics;
     if (worst.replaced_by(m)) s.worst_tensor = fmt::format("{} ({})", m.name, to_string(row.direction));
     fold_max(s.ulp_max, m.ulp_max);
+    fold_max(s.ulp_p99, m.ulp_p99);
     fold_max(s.bound_ratio, m.bound_ratio);
     fold_max(s.baseline_ratio, m.baseline_ratio);
     fold_max(s.scaled_error, scaled_error(m));

@@ -238,7 +238,7 @@ TEST(ReportMarkdown, VerdictFirstThenATablePerArchitecture) {
     EXPECT_GT(at, previous) << heading;
     previous = at;
   }
-  EXPECT_NE(md.find("| backend | worst tensor | max ULP | bound ratio | baseline ratio |"), std::string::npos);
+  EXPECT_NE(md.find("| backend | worst tensor | error / bound | baseline ratio | ULP p99 | max ULP |"), std::string::npos);
   EXPECT_NE(md.find("| `rglru/sequential@bf16` |"), std::string::npos);
   EXPECT_EQ(md.find("## Failures"), std::string::npos);
 }
