@@ -73,7 +73,7 @@ int run_check(const CheckOptions& o) {
     const std::vector<const BackendInfo*> backends = fitting(c, matched);
     if (backends.empty()) continue;
     any = true;
-    const ReferenceResult reference = reference_with_bounds(c, o.judge.threads);
+    const ReferenceResult reference = reference_with_bounds(c, o.judge.threads, /*strict=*/true);  // notes
     const std::vector<BackendResult> results = check_backends(c, backends, executor, reference, policy, {}, true);
     std::printf("%s", format_check(c, source, results).c_str());
     for (const BackendResult& r : results) status = r.pass ? status : 1;

@@ -11,10 +11,13 @@ namespace scancheck::cli {
 void JudgeOptions::add_to(CLI::App& cmd) {
   cmd.add_option("--policy", policy_file, "tolerance policy JSON (default: the built-in policy)");
   cmd.add_option("--threads", threads, "reference threads (default: all cores)");
+  cmd.add_flag("--strict", strict, "notes (accuracy a better formulation keeps) fail the run too");
 }
 
 TolerancePolicy JudgeOptions::policy() const {
-  return policy_file.empty() ? TolerancePolicy{} : TolerancePolicy::load(policy_file);
+  TolerancePolicy p = policy_file.empty() ? TolerancePolicy{} : TolerancePolicy::load(policy_file);
+  p.strict = p.strict || strict;
+  return p;
 }
 
 void ExecutorOption::add_to(CLI::App& cmd, bool allow_auto) {

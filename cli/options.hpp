@@ -15,10 +15,11 @@
 
 namespace scancheck::cli {
 
-//! --policy FILE and --threads N: the tolerance policy and the reference's threads.
+//! --policy FILE, --strict and --threads N: the tolerance policy, notes as failures, the reference's threads.
 struct JudgeOptions {
   std::string policy_file;
   int threads = 0;
+  bool strict = false;  //!< --strict: notes fail the run
 
   void add_to(CLI::App& cmd);
   //! The policy file's policy, or the built-in policy without one (InputError for a bad file).

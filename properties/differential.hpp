@@ -37,11 +37,14 @@ struct BackendResult {
   std::vector<TensorResult> tensors;  //!< in tensor_layout order
   std::vector<Direction> passes{Direction::forward, Direction::backward};  //!< the passes judged
   std::vector<std::string> diagnosis;  //!< where a failing run goes wrong (diagnosis.hpp), when asked for
+  //! Accuracy a passing run loses that a better formulation keeps (with the reference's strict bounds);
+  //! never a failure unless the policy is strict, then also in the tensor's reasons.
+  std::vector<std::string> notes;
   std::vector<std::string> reasons() const;  //!< every failed rule, missing and misshapen tensor, one line each
 };
 
-//! The reference of `c` with bounds, on `threads` threads (0: all).
-ReferenceResult reference_with_bounds(const Case& c, int threads = 0);
+//! The reference of `c` with bounds, on `threads` threads (0: all); `strict` adds the strict bounds (notes).
+ReferenceResult reference_with_bounds(const Case& c, int threads = 0, bool strict = false);
 
 //! Judges `got` against the reference and (when given) the baseline's outputs on the same case, on the
 //! outputs of `passes` only (a forward-only backend is judged on its forward outputs alone).

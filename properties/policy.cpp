@@ -16,7 +16,8 @@ nlohmann::json TolerancePolicy::to_json() const {
   return {{"bound_factor", bound_factor},
           {"baseline_factor", baseline_factor},
           {"baseline_slack_ulps", baseline_slack_ulps},
-          {"baseline_slack_bound", baseline_slack_bound}};
+          {"baseline_slack_bound", baseline_slack_bound},
+          {"strict", strict}};
 }
 
 TolerancePolicy TolerancePolicy::from_json(const nlohmann::json& j, const std::string& source) {
@@ -24,6 +25,11 @@ TolerancePolicy TolerancePolicy::from_json(const nlohmann::json& j, const std::s
   in.object(j, "$");
   TolerancePolicy p;
   for (const auto& [key, value] : j.items()) {
+    if (key == "strict") {
+      if (!value.is_boolean()) in.fail(key, "must be true or false");
+      p.strict = value.get<bool>();
+      continue;
+    }
     double* field = key == "bound_factor"          ? &p.bound_factor
                     : key == "baseline_factor"     ? &p.baseline_factor
                     : key == "baseline_slack_ulps" ? &p.baseline_slack_ulps
@@ -31,7 +37,7 @@ TolerancePolicy TolerancePolicy::from_json(const nlohmann::json& j, const std::s
                                                    : nullptr;
     if (!field)
       in.fail("$", fmt::format("unknown policy field '{}' (expected bound_factor, baseline_factor, "
-                               "baseline_slack_ulps, baseline_slack_bound)", key));
+                               "baseline_slack_ulps, baseline_slack_bound, strict)", key));
     if (!value.is_number() || !std::isfinite(value.get<double>()) || value.get<double>() < 0)
       in.fail(key, "must be a finite number >= 0");
     *field = value.get<double>();

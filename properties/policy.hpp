@@ -11,8 +11,10 @@
 //!      tensor's scale and baseline_slack_bound times the tensor's largest error bound (FlashAttention's
 //!      rule; the slack keeps a baseline that is exact, or luckily accurate through cancelling errors in a
 //!      long sum, from failing errors far inside what float32 allows).
-//! A run passes when every tensor does. Policies are JSON files; every field is optional and defaults to
-//! the constants below.
+//! A run passes when every tensor does. Beside the verdict, a passing tensor whose elements exceed
+//! bound_factor times the bound of scancheck's own formulation (but not of the accepted family's) gets a note
+//! (differential.hpp); `strict` turns notes into failures. Policies are JSON files; every field is optional
+//! and defaults to the constants below.
 #pragma once
 
 #include <filesystem>
@@ -30,6 +32,8 @@ struct TolerancePolicy {
   double baseline_factor = 2;
   double baseline_slack_ulps = 8;
   double baseline_slack_bound = 1;  // docs/tolerance.md: accepted formulations lose up to 0.5 of it
+  //! Notes (accuracy an accepted formulation loses and a better one keeps) fail the run too.
+  bool strict = false;
 
   nlohmann::json to_json() const;
   //! Throws InputError naming the field for unknown keys, wrong types, negative or non-finite values.

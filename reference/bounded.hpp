@@ -32,7 +32,9 @@ inline constexpr double sin = 2.0;
 inline constexpr double cos = 2.0;
 }  // namespace ulps
 
-template <class T>
+//! `Admits` (the default) makes the bound cover the accepted formulations (admit_absolute_error); without,
+//! it describes scancheck's own formulation alone: the "strict" bounds that notes compare against.
+template <class T, bool Admits = true>
 class Bounded {
  public:
   Bounded() = default;
@@ -117,7 +119,9 @@ class Bounded {
     return z;
   }
   friend const T& value_of(const Bounded& x) { return x.v_; }
-  friend Bounded admit_absolute_error(const Bounded& x, double amount) { return with_bound(x.v_, x.e_ + amount); }
+  friend Bounded admit_absolute_error(const Bounded& x, double amount) {
+    return Admits ? with_bound(x.v_, x.e_ + amount) : x;
+  }
   friend double to_double(const Bounded& x) { return x.d_; }
 
  private:
@@ -134,9 +138,9 @@ class Bounded {
 //! |Re a| + |Im a| (up to sqrt(2) |a|) at every step of a recurrence, exponentially in L for decays near
 //! the unit circle; the norm grows by |a|, as the error itself does: |d(x y)| <= |x| |dy| + |y| |dx| + |dx| |dy|.
 //! Each component keeps the smaller of its own bound and the norm (both are valid).
-template <class T>
-struct Complex<Bounded<T>> {
-  using B = Bounded<T>;
+template <class T, bool Admits>
+struct Complex<Bounded<T, Admits>> {
+  using B = Bounded<T, Admits>;
   B re{0};
   B im{0};
   double norm = 0;

@@ -33,8 +33,8 @@ namespace scancheck::ref {
 
 template <class S>
 struct is_bounded : std::false_type {};
-template <class T>
-struct is_bounded<Bounded<T>> : std::true_type {};
+template <class T, bool Admits>
+struct is_bounded<Bounded<T, Admits>> : std::true_type {};
 
 //! Runs body(i) for i in [0, n) on `threads` threads; rethrows the first exception after all joined.
 template <class Body>

@@ -9,5 +9,7 @@ namespace scancheck::ref {
 ReferenceResult evaluate_float128(const Case&, const ReferenceOptions&);
 ReferenceResult evaluate_mpfr50(const Case&, const ReferenceOptions&);
 ReferenceResult evaluate_float64(const Case&, const ReferenceOptions&);
+//! The bounds of scancheck's own formulation alone (Bounded<double, false>): no accepted formulation admitted.
+ReferenceResult evaluate_float64_strict(const Case&, const ReferenceOptions&);
 ReferenceResult evaluate_float32(const Case&, const ReferenceOptions&);
 }  // namespace scancheck::ref

@@ -58,6 +58,7 @@ ReferenceResult compute_reference(const Case& c, const ReferenceOptions& options
     ReferenceOptions bounds_pass = options;
     bounds_pass.precision = Precision::float64;
     result.bounds = std::move(ref::evaluate_float64(c, bounds_pass).bounds);
+    if (options.strict_bounds) result.strict_bounds = std::move(ref::evaluate_float64_strict(c, bounds_pass).bounds);
   }
   return result;
 }

@@ -13,6 +13,10 @@ ReferenceResult evaluate_float64(const Case& c, const ReferenceOptions& options)
   return Evaluator<double>(c, options).run();
 }
 
+ReferenceResult evaluate_float64_strict(const Case& c, const ReferenceOptions& options) {
+  return Evaluator<Bounded<double, /*Admits=*/false>>(c, options).run();
+}
+
 ReferenceResult evaluate_float32(const Case& c, const ReferenceOptions& options) {
   ReferenceOptions no_bounds = options;
   no_bounds.bounds = false;  // the bound describes this very evaluation; it has none of its own

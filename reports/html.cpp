@@ -93,6 +93,16 @@ std::string failing_rows(const Report& r) {
   return head + out;
 }
 
+//! The passing rows' notes (accuracy a better formulation keeps).
+std::string notes_list(const Report& r) {
+  std::string out;
+  for (const Row& row : r.rows)
+    for (const std::string& note : row.notes)
+      put(out, "<li><code class=\"backend\">{}</code> {} on {}: {}</li>\n", escape(row.backend),
+          to_string(row.direction), escape(row.case_id), escape(note));
+  return out.empty() ? out : "<h3 id=\"notes\">Notes</h3>\n<ul class=\"notes\">\n" + out + "</ul>\n";
+}
+
 std::string verdict_section(const Report& r) {
   std::string out =
       "<section id=\"verdict-table\">\n<h2>Verdicts</h2>\n<p class=\"note\">Per backend, over all its rows: the "
@@ -103,6 +113,7 @@ std::string verdict_section(const Report& r) {
   for (const auto& [architecture, rows] : rows_by_architecture(r))
     out += verdict_table(architecture, summaries, r.policy, timed);
   out += failing_rows(r);
+  out += notes_list(r);
   out += "</section>\n";
   return out;
 }

@@ -52,6 +52,18 @@ std::string indented(const std::string& text, const std::string& prefix) {
   return out;
 }
 
+//! The passing rows' notes: accuracy a better formulation keeps (never a failure without --strict).
+std::string notes(const Report& r) {
+  std::string s;
+  for (const Row& row : r.rows) {
+    if (row.notes.empty()) continue;
+    if (s.empty()) s = "## Notes\n\n";
+    s += fmt::format("- **{}** {} on {}:\n", row.backend, to_string(row.direction), row.case_id);
+    for (const std::string& note : row.notes) s += fmt::format("  - {}\n", note);
+  }
+  return s.empty() ? s : s + "\n";
+}
+
 std::string failures(const Report& r) {
   std::string s;
   for (const Row& row : r.rows) {
@@ -100,7 +112,7 @@ std::string architecture_table(const std::vector<BackendSummary>& backends, Arch
 }  // namespace
 
 std::string render_markdown(const Report& r) {
-  std::string s = header(r) + failures(r);
+  std::string s = header(r) + failures(r) + notes(r);
   const std::vector<BackendSummary> backends = summarise_backends(r);
   const bool timed = std::any_of(r.rows.begin(), r.rows.end(), [](const Row& row) { return row.timing.has_value(); });
   for (Architecture arch : all_architectures)

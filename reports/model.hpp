@@ -107,6 +107,7 @@ struct Row {
   std::vector<std::string> missing;  //!< outputs of this pass the run did not produce
   std::vector<std::string> misshapen;  //!< outputs of this pass of the wrong shape, "dx: [..] instead of [..]"
   std::vector<std::string> diagnosis;  //!< where a failing run goes wrong (properties/diagnosis.hpp)
+  std::vector<std::string> notes;      //!< accuracy a passing run loses that a better formulation keeps
   std::vector<TensorEntry> tensors;
   std::uint64_t seed = 0;
   std::string repro;                 //!< `scancheck check ... --backend NAME`

@@ -61,6 +61,7 @@ json row_json(const Row& r) {
             {"missing", r.missing},
             {"misshapen", r.misshapen},
             {"diagnosis", r.diagnosis},
+            {"notes", r.notes},
             {"tensors", std::move(tensors)},
             {"seed", r.seed},
             {"repro", r.repro},

@@ -94,6 +94,7 @@ struct Reader : JsonReader {
       r.log = optional_text(j, path, "log").value_or("");
       r.misshapen = strings(j, path, "misshapen");
       r.diagnosis = strings(j, path, "diagnosis");
+      r.notes = strings(j, path, "notes");
     }
     r.error = optional_text(j, path, "error").value_or("");
     r.missing = strings(j, path, "missing");

@@ -178,6 +178,8 @@ std::vector<Row> rows_of(const BackendResult& result, const BackendInfo& backend
     row.error = result.error;
     row.log = result.log;
     row.diagnosis = result.diagnosis;
+    for (const std::string& note : result.notes)
+      if (direction_of(backend.architecture, note.substr(0, note.find(':'))) == direction) row.notes.push_back(note);
     row.seed = entry.request.seed;
     row.repro = fmt::format("scancheck check {}{} --backend '{}'", backend.loaded_by.empty() ? "" : backend.loaded_by + " ",
                             entry.repro, backend.name);
@@ -296,6 +298,7 @@ Report run_report(const ReportOptions& o, const std::function<void(const ReportP
     reference_options.precision = planned.precision;
     reference_options.threads = o.threads;
     reference_options.sample = planned.sample;
+    reference_options.strict_bounds = planned.precision != Precision::float64 || o.policy.strict;  // notes
     const ReferenceResult reference = compute_reference(c, reference_options);
     entry.elements_total = output_elements(c);
     entry.elements_verified = verified_elements(c, reference);

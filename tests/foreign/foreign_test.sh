@@ -80,6 +80,16 @@ if "$python" -c 'import torch' 2>/dev/null; then
   "$bin" fuzz --worker "$torch_worker" --backends 'torch:*/{autograd,sigmoid_pair,stable_softplus}@*' --cases 200 \
     --findings "$work/torch-findings" >"$work/torch.txt" 2>&1 &&
     grep -q 'fuzz: 200 cases' "$work/torch.txt" && pass || { fail "the torch worker passes 200 cases"; cat "$work/torch.txt"; }
+  # A saturated gate: autograd passes with a note naming the better formulation; --strict fails it.
+  "$bin" make-case --arch rglru --batch 1 --length 1 --width 2 --heads 1 --seed 17509645367294361568 \
+    --regime extreme --out "$work/saturated" >/dev/null
+  "$bin" check --worker "$torch_worker" --case "$work/saturated" --backend 'torch:rglru/autograd@fp32' >"$work/note.txt" 2>&1 &&
+    grep -q "^  note: d_input_gate_w: .*sigma(z) sigma(-z)" "$work/note.txt" && pass || { fail "a note beside the pass"; cat "$work/note.txt"; }
+  "$bin" check --strict --worker "$torch_worker" --case "$work/saturated" --backend 'torch:rglru/autograd@fp32' \
+    >"$work/strict.txt" 2>&1
+  [ $? -eq 1 ] && grep -q 'FAIL' "$work/strict.txt" && pass || { fail "--strict fails on a note"; cat "$work/strict.txt"; }
+  "$bin" check --worker "$numpy" --case "$work/saturated" --backend 'numpy:rglru/textbook@fp32' >"$work/nonote.txt" 2>&1 &&
+    ! grep -q 'note:' "$work/nonote.txt" && pass || { fail "sigma(z) sigma(-z) has no note"; cat "$work/nonote.txt"; }
   for rejected in q_literal:clip softplus_naive:extreme; do
     "$bin" fuzz --worker "$torch_worker" --backends "torch:rglru/${rejected%%:*}@*" --cases 50 \
       --regimes "${rejected#*:}" --findings "$work/rejected" >"$work/rejected.txt" 2>&1
