@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <set>
 
 #include <fmt/format.h>
@@ -174,6 +175,61 @@ Case constant_in_time(const Case& c) {
 }
 
 }  // namespace
+
+std::optional<ErrorStrip> error_strip(const Case& c, const Outputs& got, const ReferenceResult& reference,
+                                      const TolerancePolicy& policy, const std::optional<Schedule>& schedule) {
+  // The activation tensor with the largest failing ratio, and the batch entry of that element.
+  const Shape& s = c.shape;
+  std::string tensor;
+  std::int64_t batch = 0;
+  double worst = policy.bound_factor;
+  for (const TensorSpec& spec : tensor_layout(c.architecture, s, TensorRole::output)) {
+    if (spec.dims.size() != 3 || spec.parameter) continue;
+    const auto g = got.find(spec.name);
+    const auto e = reference.values.find(spec.name);
+    const auto b = reference.bounds.find(spec.name);
+    if (g == got.end() || e == reference.values.end() || b == reference.bounds.end() || g->second.dims() != spec.dims)
+      continue;
+    for (std::int64_t i = 0; i < element_count(spec.dims); ++i) {
+      const double ratio = std::fabs(g->second[i] - e->second[i]) / b->second[i];
+      const bool nonfinite = disagrees_on_nonfinite(g->second[i], e->second[i]);
+      if (std::isfinite(b->second[i]) && (nonfinite || ratio > worst)) {
+        worst = nonfinite ? std::numeric_limits<double>::infinity() : ratio;
+        tensor = spec.name;
+        batch = i / (s.length * s.width);
+      }
+    }
+  }
+  if (tensor.empty()) return std::nullopt;
+  ErrorStrip strip;
+  strip.tensor = tensor;
+  strip.batch = batch;
+  strip.length = s.length;
+  strip.width = s.width;
+  strip.t_bins = std::min<std::int64_t>(s.length, 64);
+  strip.w_bins = std::min<std::int64_t>(s.width, 32);
+  strip.ratios.assign(static_cast<std::size_t>(strip.t_bins * strip.w_bins), 0.0);
+  const Tensor<float>& g = got.at(tensor);
+  const Tensor<double>& e = reference.values.at(tensor);
+  const Tensor<double>& b = reference.bounds.at(tensor);
+  for (std::int64_t t = 0; t < s.length; ++t)
+    for (std::int64_t w = 0; w < s.width; ++w) {
+      const std::int64_t i = (batch * s.length + t) * s.width + w;
+      if (!std::isfinite(b[i])) continue;
+      const double ratio = disagrees_on_nonfinite(g[i], e[i]) ? std::numeric_limits<double>::infinity()
+                                                              : std::fabs(g[i] - e[i]) / b[i];
+      double& cell = strip.ratios[static_cast<std::size_t>((t * strip.t_bins / s.length) * strip.w_bins +
+                                                           w * strip.w_bins / s.width)];
+      if (!(ratio <= cell)) cell = std::isnan(ratio) ? std::numeric_limits<double>::infinity() : ratio;
+    }
+  if (schedule && schedule->kind != Schedule::Kind::sequential) {
+    strip.chunk = schedule->chunk;
+    strip.group_span = schedule->group * schedule->chunk;
+  }
+  for (std::int64_t t = 0; t < s.length; ++t)
+    if (resets_at(c, batch, t, 0)) strip.resets.push_back(t);
+  return strip;
+}
 
 std::vector<std::string> counterfactual_diagnosis(const Case& c, const std::function<bool(const Case&)>& passes) {
   std::vector<std::string> out;

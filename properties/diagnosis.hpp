@@ -36,6 +36,22 @@ namespace scancheck {
 std::vector<std::string> diagnose(const Case& c, const Outputs& got, const ReferenceResult& reference,
                                   const TolerancePolicy& policy, const std::optional<Schedule>& schedule);
 
+//! The worst failing activation tensor's error over (t, w) for one batch entry (the worst element's),
+//! binned to at most 64 x 32 cells of the largest |error| / bound, with the schedule's chunk and group
+//! sizes and the reset steps: what report.html draws as a heat strip, so the pattern is seen at a glance.
+struct ErrorStrip {
+  std::string tensor;
+  std::int64_t batch = 0, length = 0, width = 0;
+  std::int64_t t_bins = 0, w_bins = 0;
+  std::vector<double> ratios;            //!< [t_bins, w_bins], row-major; 0 where nothing was compared
+  std::int64_t chunk = 0, group_span = 0;  //!< 0: no chunks (sequential or foreign)
+  std::vector<std::int64_t> resets;      //!< the steps of the batch entry that reset
+};
+
+//! The strip of a failing run, or nothing when no activation tensor fails on its own.
+std::optional<ErrorStrip> error_strip(const Case& c, const Outputs& got, const ReferenceResult& reference,
+                                      const TolerancePolicy& policy, const std::optional<Schedule>& schedule);
+
 //! Re-runs the failing backend on changed cases (every step with the decay of t = 0; without dh_last; without
 //! h0), each against its own reference: a statement for each change that makes it pass. `passes(case)`
 //! judges a case.

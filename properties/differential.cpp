@@ -149,7 +149,11 @@ std::vector<BackendResult> check_backends(const Case& c, const std::vector<const
     try {
       const Outputs got = run_backend(*b, c, executor);
       results.push_back(judge_outputs(b->name, c, got, reference, &baseline, policy, b->passes));
-      if (diagnose && !results.back().pass) results.back().diagnosis = diagnosis_of(*b, c, got, reference, executor, policy);
+      if (diagnose && !results.back().pass) {
+        results.back().diagnosis = diagnosis_of(*b, c, got, reference, executor, policy);
+        results.back().strip =
+            error_strip(c, got, reference, policy, b->builtin ? std::optional(b->builtin->schedule) : std::nullopt);
+      }
     } catch (const BackendError& e) {
       results.push_back(failed_run(*b, e));
     }

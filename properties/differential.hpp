@@ -14,6 +14,7 @@
 
 #include "backends/backend.hpp"
 #include "properties/compare.hpp"
+#include "properties/diagnosis.hpp"
 #include "properties/policy.hpp"
 #include "properties/verdict.hpp"
 #include "reference/reference.hpp"
@@ -40,6 +41,7 @@ struct BackendResult {
   //! Accuracy a passing run loses that a better formulation keeps (with the reference's strict bounds);
   //! never a failure unless the policy is strict, then also in the tensor's reasons.
   std::vector<std::string> notes;
+  std::optional<ErrorStrip> strip;  //!< with the diagnosis: the worst failing tensor over (t, w)
   std::vector<std::string> reasons() const;  //!< every failed rule, missing and misshapen tensor, one line each
 };
 

@@ -17,6 +17,7 @@
 #include "reports/plots/error_against_length.hpp"
 #include "reports/plots/ulp_histogram.hpp"
 #include "reports/row_groups.hpp"
+#include "reports/svg.hpp"
 #include "reports/summary.hpp"
 
 namespace scancheck::reports {
@@ -68,7 +69,41 @@ std::vector<std::string> row_reasons(const Row& row) {
   return out;
 }
 
-std::string failing_row(const Row& row) {
+//! The failing row's worst tensor over (t, w) as a heat strip: one cell per bin, coloured by its largest
+//! |error| / bound on the heat map's scale; chunk (grey) and group (dark) boundaries as vertical lines,
+//! resets as red ticks above, so a pattern (the last chunk, a boundary, a reset, some channels) shows.
+std::string heat_strip(const ErrorStrip& s, double bound_factor) {
+  constexpr double cell_w = 9, cell_h = 7, left = 34, top = 16;
+  const double width = std::max(left + cell_w * static_cast<double>(s.t_bins) + 8, 160.0);  // room for the axis label
+  const double height = top + cell_h * static_cast<double>(s.w_bins) + 16;
+  std::string out = fmt::format(
+      "<svg class=\"strip\" width=\"{}\" height=\"{}\" role=\"img\" aria-label=\"{} of batch entry {} over t and w\">\n",
+      px(width), px(height), escape(s.tensor), s.batch);
+  put(out, "<text x=\"0\" y=\"{}\">w</text><text x=\"{}\" y=\"{}\">t (0..{})</text>\n", px(top + 8), px(left),
+      px(height - 3), s.length - 1);
+  for (std::int64_t tb = 0; tb < s.t_bins; ++tb)
+    for (std::int64_t wb = 0; wb < s.w_bins; ++wb) {
+      const double ratio = s.ratios[static_cast<std::size_t>(tb * s.w_bins + wb)];
+      if (ratio == 0) continue;
+      put(out, "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"><title>{:.3g} bounds</title></rect>\n",
+          px(left + cell_w * static_cast<double>(tb)), px(top + cell_h * static_cast<double>(wb)), px(cell_w), px(cell_h),
+          heat_colour(heat_position(ratio, bound_factor)), ratio);
+    }
+  const auto x_of = [&](std::int64_t t) {
+    return left + cell_w * static_cast<double>(t) * static_cast<double>(s.t_bins) / static_cast<double>(s.length);
+  };
+  for (std::int64_t t = s.chunk; s.chunk > 0 && t < s.length; t += s.chunk) {
+    const bool group = s.group_span > 0 && t % s.group_span == 0;
+    put(out, "<line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\" stroke=\"{3}\" stroke-width=\"{4}\"/>\n", px(x_of(t)),
+        px(top), px(top + cell_h * static_cast<double>(s.w_bins)), group ? "#1f2328" : "#8c959f", group ? 1.5 : 0.6);
+  }
+  for (std::int64_t t : s.resets)
+    put(out, "<line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\" stroke=\"{3}\" stroke-width=\"1.5\"/>\n",
+        px(x_of(t) + cell_w / 2), px(top - 8), px(top - 2), fail_red);
+  return out + "</svg>\n";
+}
+
+std::string failing_row(const Row& row, double bound_factor) {
   std::string out = fmt::format(
       "<div class=\"failure\"><div><code class=\"backend\">{}</code> · case {} · {} · {} · seed {} · "
       "<strong>{}</strong></div>\n<ul>",
@@ -76,7 +111,9 @@ std::string failing_row(const Row& row) {
       to_string(row.verdict));
   for (const std::string& reason : row_reasons(row)) put(out, "<li>{}</li>", escape(reason));
   if (!row.log.empty()) put(out, "<li>its stderr ended with:<pre>{}</pre></li>", escape(row.log));
-  put(out, "</ul>\n<code class=\"repro\">{}</code></div>\n", escape(row.repro));
+  put(out, "</ul>\n");
+  if (row.strip) out += heat_strip(*row.strip, bound_factor);
+  put(out, "<code class=\"repro\">{}</code></div>\n", escape(row.repro));
   return out;
 }
 
@@ -86,7 +123,7 @@ std::string failing_rows(const Report& r) {
   std::int64_t count = 0;
   std::string out;
   for (const Row& row : r.rows)
-    if (!row.ok() && count++ < shown) out += failing_row(row);
+    if (!row.ok() && count++ < shown) out += failing_row(row, r.policy.bound_factor);
   if (count == 0) return "<p class=\"note\">No row failed.</p>\n";
   std::string head = fmt::format("<h3 id=\"failing-rows\">Failing rows ({})</h3>\n", count);
   if (count > shown) put(out, "<p class=\"note\">… and {} more failing rows in report.json.</p>\n", count - shown);

@@ -30,6 +30,7 @@
 #include "core/generate.hpp"
 #include "core/shape.hpp"
 #include "properties/compare.hpp"
+#include "properties/diagnosis.hpp"
 #include "properties/policy.hpp"
 #include "properties/verdict.hpp"
 
@@ -108,6 +109,7 @@ struct Row {
   std::vector<std::string> misshapen;  //!< outputs of this pass of the wrong shape, "dx: [..] instead of [..]"
   std::vector<std::string> diagnosis;  //!< where a failing run goes wrong (properties/diagnosis.hpp)
   std::vector<std::string> notes;      //!< accuracy a passing run loses that a better formulation keeps
+  std::optional<ErrorStrip> strip;     //!< a failing row's worst tensor over (t, w) (properties/diagnosis.hpp)
   std::vector<TensorEntry> tensors;
   std::uint64_t seed = 0;
   std::string repro;                 //!< `scancheck check ... --backend NAME`

@@ -46,6 +46,15 @@ json metrics_json(const TensorEntry& t) {
           {"reasons", t.reasons}};
 }
 
+json strip_json(const std::optional<ErrorStrip>& s) {
+  if (!s) return nullptr;
+  json ratios = json::array();
+  for (double r : s->ratios) ratios.push_back(number(r));
+  return {{"tensor", s->tensor}, {"batch", s->batch},   {"length", s->length},          {"width", s->width},
+          {"t_bins", s->t_bins}, {"w_bins", s->w_bins}, {"ratios", std::move(ratios)},  {"chunk", s->chunk},
+          {"group_span", s->group_span}, {"resets", s->resets}};
+}
+
 json row_json(const Row& r) {
   json tensors = json::array();
   for (const TensorEntry& t : r.tensors) tensors.push_back(metrics_json(t));
@@ -62,6 +71,7 @@ json row_json(const Row& r) {
             {"misshapen", r.misshapen},
             {"diagnosis", r.diagnosis},
             {"notes", r.notes},
+            {"strip", strip_json(r.strip)},
             {"tensors", std::move(tensors)},
             {"seed", r.seed},
             {"repro", r.repro},

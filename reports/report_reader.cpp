@@ -28,6 +28,28 @@ struct Reader : JsonReader {
   Reader(std::string source, int version_) : JsonReader(std::move(source)), version(version_) {}
   int version;  //!< of the document: 1 or 2
 
+  std::optional<ErrorStrip> strip(const json& j, const std::string& path) const {
+    if (j.is_null()) return std::nullopt;
+    ErrorStrip s;
+    s.tensor = text(j, path, "tensor");
+    s.batch = integer(j, path, "batch");
+    s.length = positive_integer(j, path, "length");
+    s.width = positive_integer(j, path, "width");
+    s.t_bins = positive_integer(j, path, "t_bins");
+    s.w_bins = positive_integer(j, path, "w_bins");
+    const json& ratios = array(j, path, "ratios");
+    if (static_cast<std::int64_t>(ratios.size()) != s.t_bins * s.w_bins)
+      fail(path + ".ratios", "expected t_bins x w_bins values");
+    for (std::size_t i = 0; i < ratios.size(); ++i) s.ratios.push_back(real(ratios[i], fmt::format("{}.ratios[{}]", path, i)));
+    s.chunk = integer(j, path, "chunk");
+    s.group_span = integer(j, path, "group_span");
+    for (const json& t : array(j, path, "resets")) {
+      if (!t.is_number_integer()) fail(path + ".resets", "expected integers");
+      s.resets.push_back(t.get<std::int64_t>());
+    }
+    return s;
+  }
+
   bool verdict(const json& j, const std::string& path) const {
     const std::string v = text(j, path, "verdict");
     if (v != "pass" && v != "fail") fail(path + ".verdict", "expected \"pass\" or \"fail\"");
@@ -95,6 +117,7 @@ struct Reader : JsonReader {
       r.misshapen = strings(j, path, "misshapen");
       r.diagnosis = strings(j, path, "diagnosis");
       r.notes = strings(j, path, "notes");
+      r.strip = strip(field(j, path, "strip"), path + ".strip");
     }
     r.error = optional_text(j, path, "error").value_or("");
     r.missing = strings(j, path, "missing");

@@ -178,6 +178,7 @@ std::vector<Row> rows_of(const BackendResult& result, const BackendInfo& backend
     row.error = result.error;
     row.log = result.log;
     row.diagnosis = result.diagnosis;
+    if (result.strip && direction_of(backend.architecture, result.strip->tensor) == direction) row.strip = result.strip;
     for (const std::string& note : result.notes)
       if (direction_of(backend.architecture, note.substr(0, note.find(':'))) == direction) row.notes.push_back(note);
     row.seed = entry.request.seed;

@@ -141,6 +141,12 @@ TensorEntry* find_tensor(Row& row, std::string_view name) {
   return nullptr;
 }
 
+std::size_t count_of(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
 //! The oddities: see synthetic_report.
 void add_oddities(Report& r) {
   Row* failing = find_row(r, "rglru/chunk16@fp32", 4096, Direction::backward);
@@ -155,6 +161,17 @@ void add_oddities(Report& r) {
   dx->pass = false;
   dx->reasons = {"dx: 3 elements disagree with the reference on NaN/Inf"};
   failing->verdict = Verdict::fail;
+  // Its heat strip: 4 t-bins x 2 w-bins, failing in the last t-bin, chunks of 1024, a reset at t = 2048.
+  ErrorStrip strip;
+  strip.tensor = "dx";
+  strip.length = 4096;
+  strip.width = 2;
+  strip.t_bins = 4;
+  strip.w_bins = 2;
+  strip.ratios = {0.1, 0.2, 0.1, 0.3, 0.2, 0.1, 40, inf};
+  strip.chunk = 1024;
+  strip.resets = {2048};
+  failing->strip = strip;
 
   Row* crashed = find_row(r, "rglru/chunk16@fp32", 33, Direction::forward);
   crashed->tensors.clear();
@@ -200,6 +217,14 @@ TEST(HtmlReport, DrawsEverySection) {
   EXPECT_EQ(count(section(html, "bound-ratio-heat-map"), "<svg"), 2u);
   EXPECT_TRUE(html.starts_with("<!DOCTYPE html>"));
   EXPECT_NE(html.find("FAIL: 1 of 9 backends failed (2 of 162 rows: 1 fail, 1 error)"), std::string::npos);
+  // The failing row's heat strip: its cells, three chunk boundaries and one reset tick.
+  const std::size_t strip = html.find("<svg class=\"strip\"");
+  ASSERT_NE(strip, std::string::npos);
+  const std::string svg = html.substr(strip, html.find("</svg>", strip) - strip);
+  EXPECT_NE(svg.find("aria-label=\"dx of batch entry 0 over t and w\""), std::string::npos);
+  EXPECT_EQ(count_of(svg, "<rect "), 8);
+  EXPECT_EQ(count_of(svg, "<line "), 4);
+  EXPECT_NE(svg.find("<title>40 bounds</title>"), std::string::npos);
 }
 
 TEST(HtmlReport, NamesNoExternalResource) {
