@@ -2,6 +2,7 @@
 //! @file
 //! scancheck: exact references and differential tests for GPU scan backends of linear recurrences.
 //! Exit codes: 0 success, 1 a check failed, 2 bad input (one line on stderr naming the problem).
+#include <csignal>
 #include <cstdio>
 #include <exception>
 
@@ -11,6 +12,9 @@
 #include "core/error.hpp"
 
 int main(int argc, char** argv) {
+  // A file-size limit (ulimit -f) must be a write error (EFBIG: one line, exit 2, nothing partial left),
+  // not a death by SIGXFSZ that leaves temporary files behind.
+  std::signal(SIGXFSZ, SIG_IGN);
   CLI::App app{"scancheck: exact references and differential tests for GPU scan backends"};
   app.require_subcommand(1);
   const scancheck::BuildInfo& build = scancheck::build_info();

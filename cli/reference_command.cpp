@@ -67,7 +67,7 @@ void write_reference(const std::filesystem::path& out, const Case& c, const Refe
         {"blocks_computed", r.blocks_computed},
         {"blocks_total", r.blocks_total},
         {"seconds", seconds}};
-    std::ofstream(tmp / "reference.json") << meta.dump(2) << "\n";
+    write_file(tmp / "reference.json", {meta.dump(2) + "\n"});
   });
 }
 

@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/case_dir.hpp"
 
-#include <unistd.h>
 
-#include <atomic>
 #include <fstream>
 #include <limits>
 
@@ -92,15 +90,8 @@ std::string case_json(const Case& c) {
   return j.dump(2) + "\n";
 }
 
-void write_text(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) throw InputError(fmt::format("{}: cannot write", path.string()));
-}
-
 void write_case_files(const Case& c, const fs::path& dir) {
-  write_text(dir / "case.json", case_json(c));
+  write_file(dir / "case.json", {case_json(c)});
   for (const auto& [name, tensor] : c.tensors) write_npy(dir / (name + ".npy"), tensor);
   if (describe(c.architecture).segment_positions) write_npy(dir / "segment_pos.npy", c.segment_pos);
 }
@@ -152,49 +143,5 @@ void save_case(const Case& c, const fs::path& dir) {
   write_directory_atomically(dir, [&c](const fs::path& tmp) { write_case_files(c, tmp); });
 }
 
-void write_directory_atomically(const fs::path& dir, const std::function<void(const fs::path& tmp)>& fill) {
-  static std::atomic<unsigned> counter{0};
-  const fs::path target = dir.has_filename() ? dir : dir.parent_path();  // "out/" names "out"
-  const fs::path tmp = target.string() + fmt::format(".tmp-{}-{}", ::getpid(), counter++);
-  try {
-    if (target.has_parent_path()) fs::create_directories(target.parent_path());
-    fs::remove_all(tmp);
-    fs::create_directory(tmp);
-    fill(tmp);
-    fs::remove_all(target);
-    fs::rename(tmp, target);
-  } catch (const fs::filesystem_error& e) {
-    std::error_code ignored;
-    fs::remove_all(tmp, ignored);
-    throw InputError(fmt::format("cannot write directory '{}': {}", target.string(), e.code().message()));
-  } catch (...) {
-    std::error_code ignored;
-    fs::remove_all(tmp, ignored);
-    throw;
-  }
-}
-
 }  // namespace scancheck
 
-namespace scancheck {
-
-void write_file_atomically(const fs::path& file, std::string_view contents) {
-  static std::atomic<unsigned> counter{0};
-  const fs::path tmp = file.string() + fmt::format(".tmp-{}-{}", ::getpid(), counter++);
-  try {
-    if (file.has_parent_path()) fs::create_directories(file.parent_path());
-    {
-      std::ofstream out(tmp, std::ios::binary);
-      out.write(contents.data(), static_cast<std::streamsize>(contents.size()));
-      out.close();
-      if (!out) throw fs::filesystem_error("write failed", tmp, std::make_error_code(std::errc::io_error));
-    }
-    fs::rename(tmp, file);
-  } catch (const fs::filesystem_error& e) {
-    std::error_code ignored;
-    fs::remove(tmp, ignored);
-    throw InputError(fmt::format("cannot write '{}': {}", file.string(), e.code().message()));
-  }
-}
-
-}  // namespace scancheck

@@ -8,12 +8,11 @@
 #pragma once
 
 #include <filesystem>
-#include <functional>
 #include <map>
 #include <string>
-#include <string_view>
 
 #include "core/case.hpp"
+#include "core/files.hpp"
 
 namespace scancheck {
 
@@ -25,14 +24,5 @@ void save_case(const Case&, const std::filesystem::path& dir);
 //! produced anywhere (another framework, `scancheck run`); absent ones are simply not in the map. Throws
 //! InputError for a missing directory or a malformed file.
 std::map<std::string, Tensor<float>> load_outputs(const Case&, const std::filesystem::path& dir);
-
-//! Creates `dir` atomically: `fill` writes into a fresh temporary sibling directory which is then renamed
-//! to `dir` (replacing an existing `dir`). If `fill` throws, the temporary is removed and `dir` untouched.
-void write_directory_atomically(const std::filesystem::path& dir,
-                                const std::function<void(const std::filesystem::path& tmp)>& fill);
-
-//! Writes `contents` to a temporary sibling of `file` and renames it over `file`: readers never see a
-//! half-written file. Throws InputError naming the file when it cannot be written.
-void write_file_atomically(const std::filesystem::path& file, std::string_view contents);
 
 }  // namespace scancheck

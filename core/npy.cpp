@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/npy.hpp"
 
-#include <unistd.h>
 
-#include <atomic>
 #include <bit>
 #include <charconv>
 #include <cmath>
@@ -16,6 +14,7 @@
 #include <fmt/ranges.h>
 
 #include "core/error.hpp"
+#include "core/files.hpp"
 
 namespace scancheck {
 namespace fs = std::filesystem;
@@ -281,29 +280,13 @@ std::string preamble(std::string_view descr, const Dims& dims) {
   throw std::length_error("npy header longer than 4 GiB");
 }
 
-fs::path temporary_sibling(const fs::path& path) {
-  static std::atomic<unsigned> counter{0};
-  return fs::path(path.string() + fmt::format(".tmp-{}-{}", ::getpid(), counter++));
-}
-
 template <class T>
 void write_tensor(const fs::path& path, const Tensor<T>& t) {
   if (t.size() != element_count(t.dims()))
     throw std::logic_error(fmt::format("{}: tensor holds {} values for shape {}", path.string(), t.size(),
                                        to_string(t.dims())));
   const std::string head = preamble(descr_of<T>(), t.dims());
-  const fs::path tmp = temporary_sibling(path);
-  std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-  out.write(head.data(), static_cast<std::streamsize>(head.size()));
-  out.write(reinterpret_cast<const char*>(t.data()), static_cast<std::streamsize>(t.size() * sizeof(T)));
-  out.close();
-  std::error_code ec;
-  if (out) fs::rename(tmp, path, ec);
-  if (!out || ec) {
-    std::error_code ignored;
-    fs::remove(tmp, ignored);
-    fail(path, ec ? fmt::format("cannot write: {}", ec.message()) : std::string("cannot write"));
-  }
+  write_file_atomically(path, {head, std::string_view(reinterpret_cast<const char*>(t.data()), t.size() * sizeof(T))});
 }
 
 }  // namespace

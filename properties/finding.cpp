@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "properties/finding.hpp"
 
-#include <fstream>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -69,13 +68,6 @@ std::string readme(const Finding& f, const std::vector<std::string>& repro) {
   return out.str();
 }
 
-void write_text(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  out.close();
-  if (!out) throw InputError(fmt::format("{}: cannot write", path.string()));
-}
-
 }  // namespace
 
 std::vector<std::string> repro_lines(const Finding& f, const fs::path& case_dir) {
@@ -99,8 +91,8 @@ fs::path save_finding(const Finding& f, const fs::path& findings_dir) {
   write_directory_atomically(dir, [&](const fs::path& tmp) {
     save_case(make_case(f.request), tmp / "case");
     for (const auto& [name, c] : f.related) save_case(c, tmp / file_safe(name));
-    write_text(tmp / "finding.json", finding_json(f, repro).dump(2) + "\n");
-    write_text(tmp / "README.txt", readme(f, repro));
+    write_file(tmp / "finding.json", {finding_json(f, repro).dump(2) + "\n"});
+    write_file(tmp / "README.txt", {readme(f, repro)});
   });
   return dir;
 }

@@ -5,6 +5,7 @@
 #include <map>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
@@ -101,6 +102,13 @@ Report merge_reports(const std::vector<MergeInput>& inputs) {
     out.coverage.backends_total = std::max(out.coverage.backends_total, in.report.coverage.backends_total);
   }
   out.merged_from = provenance(inputs);
+  // A merge of interrupted shards is interrupted: it covers less than its shards planned.
+  std::vector<std::string> cut;
+  for (const auto& in : inputs)
+    if (in.report.interrupted) cut.push_back(fmt::format("{} ({})", in.source, *in.report.interrupted));
+  if (!cut.empty())
+    out.interrupted = fmt::format("{} of {} shard reports were interrupted: {}.", cut.size(), inputs.size(),
+                                  fmt::join(cut, "; "));
   summarise(out);
   return out;
 }

@@ -71,8 +71,12 @@ void summarise(Report& r) {
   for (const Row& row : r.rows) r.verdict.rows_failed += row.ok() ? 0 : 1;
   for (const std::string& b : order)
     if (!backend_ok[b]) r.verdict.backends_failed.push_back(b);
-  r.verdict.pass = r.verdict.rows_failed == 0 && !r.rows.empty();
-  if (r.rows.empty())
+  r.verdict.pass = r.verdict.rows_failed == 0 && !r.rows.empty() && !r.interrupted;
+  if (r.interrupted)
+    r.verdict.summary = fmt::format("INTERRUPTED: {} So far {} backends x {} cases, {} rows, {} failed{}", *r.interrupted,
+                                    r.coverage.backends_checked, r.coverage.cases, r.coverage.rows,
+                                    r.verdict.rows_failed, verdict_counts(r.rows));
+  else if (r.rows.empty())
     r.verdict.summary = "FAIL: nothing was checked";
   else if (r.verdict.pass)
     r.verdict.summary = fmt::format("PASS: {} backends x {} cases, {} rows, every row within the tolerance policy",

@@ -146,6 +146,9 @@ struct Report {
   Outcome verdict;
   std::vector<std::string> scope;  //!< what the numbers do and do not mean, one statement each
   std::vector<Source> merged_from;
+  //! Set when the run was stopped (SIGINT, SIGTERM) before its plan was done: how far it got. An
+  //! interrupted report never passes, whatever its rows say; a merge of interrupted shards says so too.
+  std::optional<std::string> interrupted;
 
   const CaseEntry& case_of(const Row&) const;  //!< throws InputError for an unknown id
 };

@@ -137,6 +137,7 @@ json to_json(const Report& r) {
         {"summary", r.verdict.summary}}},
       {"scope", r.scope},
       {"merged_from", std::move(sources)},
+      {"interrupted", r.interrupted ? json(*r.interrupted) : json(nullptr)},
   };
 }
 

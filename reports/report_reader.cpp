@@ -194,6 +194,7 @@ Report from_json(const json& j, const std::string& source) {
   const json& verdict = in.field(j, "$", "verdict");
   r.verdict = {in.boolean(verdict, "verdict", "pass"), in.integer(verdict, "verdict", "rows_failed"),
                in.strings(verdict, "verdict", "backends_failed"), in.text(verdict, "verdict", "summary")};
+  if (in.version >= 2) r.interrupted = in.optional_text(j, "$", "interrupted");
   r.scope = in.strings(j, "$", "scope");
   const json& sources = in.array(j, "$", "merged_from");
   for (std::size_t i = 0; i < sources.size(); ++i) {

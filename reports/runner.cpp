@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <fstream>
 #include <map>
 #include <thread>
 
@@ -326,9 +325,10 @@ Report run_report(const ReportOptions& o, const std::function<void(const ReportP
     report.cases.push_back(std::move(entry));
     ++p.case_index;
   }
-  if (o.stop && o.stop->load())
-    report.scope.insert(report.scope.begin(), fmt::format("Interrupted: {} of {} planned cases were run.",
-                                                          p.case_index, plan.cases.size()));
+  if (o.stop && o.stop->load()) {
+    report.interrupted = fmt::format("{} of {} planned cases were run.", p.case_index, plan.cases.size());
+    report.scope.insert(report.scope.begin(), "Interrupted: " + *report.interrupted);
+  }
   for (const std::string& line : foreign_scope(plan, outside)) report.scope.push_back(line);
   summarise(report);
   return report;
@@ -338,12 +338,9 @@ void write_report(const Report& report, const std::filesystem::path& dir) {
   const std::string json = to_json_text(report);
   const std::string markdown = render_markdown(report), html = render_html(report);
   write_directory_atomically(dir, [&](const std::filesystem::path& tmp) {
-    for (const auto& [name, text] : {std::pair{"report.json", &json}, {"report.md", &markdown}, {"report.html", &html}}) {
-      std::ofstream out(tmp / name, std::ios::binary);
-      out << *text;
-      out.close();
-      if (!out) throw InputError(fmt::format("cannot write {}", (dir / name).string()));
-    }
+    write_file(tmp / "report.json", {json});
+    write_file(tmp / "report.md", {markdown});
+    write_file(tmp / "report.html", {html});
   });
 }
 

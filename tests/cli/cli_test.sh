@@ -119,6 +119,29 @@ sleep 2
 kill -INT "$fuzz_pid"
 wait "$fuzz_pid"
 [ $? -eq 130 ] && grep -q '(interrupted)' "$work/sigint.txt" && pass || fail "fuzz stops cleanly on SIGINT"
+# SIGTERM (a cluster's time limit) half way through a report: exit 130, a valid report marked interrupted
+# whose headline never says PASS, and no temporary directory left behind.
+"$bin" report --preset ci --backends 'rglru/*' --out "$work/term-report" >/dev/null 2>&1 &
+report_pid=$!
+sleep 4  # the whole report takes about 14 s on 2 cores
+kill -TERM "$report_pid"
+wait "$report_pid"
+rc=$?
+if [ $rc -eq 130 ] && grep -q '"interrupted":"' "$work/term-report/report.json" &&
+    head -3 "$work/term-report/report.md" | grep -q 'INTERRUPTED' && ! grep -q 'PASS:' "$work/term-report/report.md" &&
+    ! compgen -G "$work/term-report.tmp-*" >/dev/null; then
+  pass
+  [ -n "$reports_dir" ] && mkdir -p "$reports_dir/cli-interrupted" && cp "$work/term-report/report.json" "$reports_dir/cli-interrupted/"
+else
+  fail "SIGTERM leaves an interrupted, valid report (exit $rc)"
+fi
+# A file-size limit: one line, exit 2, no partial file or temporary directory (not a death by SIGXFSZ).
+(ulimit -f 10; "$bin" report --preset quick --backends 'scan/chunk16@fp32' --lengths 2,33 --out "$work/fsize" \
+  >/dev/null 2>"$work/fsize.err")
+rc=$?
+# stderr holds the progress lines of a log and then the one error line, which names the reason.
+[ $rc -eq 2 ] && [ "$(grep -c . <(grep -v '^\[' "$work/fsize.err"))" -eq 1 ] && grep -q '^scancheck: error: .*File too large$' "$work/fsize.err" && [ ! -e "$work/fsize" ] && ! compgen -G "$work/fsize.tmp-*" >/dev/null &&
+  pass || { fail "a file-size limit is one line and exit 2 (exit $rc)"; cat "$work/fsize.err"; }
 expect_bad_input_leaving_nothing "bad shard" "" fuzz --backends 'scan/*' --shard 3/3
 expect_bad_input_leaving_nothing "bad duration" "" fuzz --backends 'scan/*' --time soon
 expect_bad_input_leaving_nothing "no backend matches" "" check --case "$work/clip" --backend 'lstm/*'

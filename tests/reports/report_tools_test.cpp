@@ -328,6 +328,24 @@ TEST(ReportMerge, MergedFromFlattensEarlierMerges) {
             1);
 }
 
+// An interrupted shard makes the merge interrupted: it never passes, and says which shard was cut short.
+TEST(ReportMerge, InterruptedShardsMakeAnInterruptedMerge) {
+  Report cut = shard(chunk16, {1}, 1, 5);
+  cut.interrupted = "3 of 8 planned cases were run.";
+  summarise(cut);
+  EXPECT_FALSE(cut.verdict.pass);
+  EXPECT_TRUE(cut.verdict.summary.starts_with("INTERRUPTED: 3 of 8 planned cases were run.")) << cut.verdict.summary;
+  const Report whole = shard(sequential, {1}, 2, 5);
+  ASSERT_TRUE(whole.verdict.pass);
+  const Report m = merge_reports({{"cut.json", cut}, {"whole.json", whole}});
+  ASSERT_TRUE(m.interrupted);
+  EXPECT_NE(m.interrupted->find("1 of 2 shard reports were interrupted: cut.json (3 of 8"), std::string::npos);
+  EXPECT_FALSE(m.verdict.pass);
+  EXPECT_TRUE(merge_reports({{"a", whole}, {"b", shard(chunk16, {1}, 3, 5)}}).verdict.pass);
+  // It travels through report.json.
+  EXPECT_EQ(from_json(to_json(m), "m.json").interrupted, m.interrupted);
+}
+
 TEST(ReportMerge, DuplicateRowIsRejected) {
   const Report a = shard(chunk16, {1, 2}, 1, 5), b = shard(chunk16, {2, 3}, 2, 5);
   const std::string e = input_error([&] { merge_reports({{"a.json", a}, {"b.json", b}}); });
