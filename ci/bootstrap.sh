@@ -8,8 +8,12 @@ packages=(
   libboost1.81-dev libmpfr-dev libgmp-dev
   libeigen3-dev libcli11-dev nlohmann-json3-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev librapidcheck-dev
+  # The asan-ubsan build and the parsers' libFuzzer targets: clang and its sanitizer and fuzzer runtimes.
+  clang libclang-rt-14-dev
   # Reports: the schema test validates with Debian's python3-jsonschema; the HTML test renders in chromium.
   python3 python3-jsonschema chromium
+  # The untrusted-text test also renders report.md as GitHub does (cmark-gfm, inline HTML allowed).
+  cmark-gfm
   # Foreign backends: the C ABI plugins' tensors are DLPack views; the example and test workers use numpy.
   libdlpack-dev python3-numpy python3-torch
 )

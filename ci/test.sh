@@ -1,9 +1,32 @@
 #!/usr/bin/env bash
-# The README's test command: installs what is missing, builds with warnings as errors, runs every test but
-# the soak runs. Usage: ci/test.sh [preset]   (presets: ci (default), asan-ubsan, default)
+# The README's test command. Installs what is missing, then:
+#   1. the asan-ubsan preset (clang, address and undefined-behaviour sanitizers, warnings are errors, no
+#      CUDA executor as on a machine without nvcc): every test but the soak and bench labels, the parsers'
+#      fuzz targets (label fuzz) included; the first sanitizer report fails the run;
+#   2. when nvcc is present, the ci preset (GCC, CUDA for sm_90, warnings are errors): the executable and
+#      every test program that links the CUDA executor, and the tests whose behaviour the CUDA build changes
+#      (label gpu, skipped without a device; the CUDA executor's own; the CLI's and the CUDA plugin's).
+# Usage: ci/test.sh            both, as CI runs them
+#        ci/test.sh PRESET     one preset, all of its tests (ci, asan-ubsan, ci-nocuda, default, tsan)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-preset=${1:-ci}
 bash ci/bootstrap.sh
-bash ci/build.sh "$preset"
-ctest --preset "$preset"
+if [ $# -gt 0 ]; then
+  preset=$1
+  if [ "$preset" = tsan ]; then exec bash ci/tsan.sh; fi
+  bash ci/build.sh "$preset"
+  ctest --preset "$preset"
+  exit
+fi
+start=$(date +%s)
+bash ci/build.sh asan-ubsan
+ctest --preset asan-ubsan
+echo "ci/test.sh: asan-ubsan done after $(( $(date +%s) - start )) s"
+if command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; then
+  cmake --preset ci >/dev/null
+  cmake --build --preset ci-cuda -j "${SCANCHECK_JOBS:-$(nproc)}"
+  ctest --preset ci-cuda
+else
+  echo "ci/test.sh: no nvcc here: the CUDA build was not checked"
+fi
+echo "ci/test.sh: done after $(( $(date +%s) - start )) s"

@@ -13,6 +13,7 @@
 #include "backends/backend.hpp"
 #include "backends/foreign/plugin_host.hpp"
 #include "cli/commands.hpp"
+#include "cli/interrupt.hpp"
 #include "cli/options.hpp"
 #include "core/case_dir.hpp"
 #include "core/npy.hpp"
@@ -119,6 +120,7 @@ void add_run(CLI::App& app, Action& action) {
       o->foreign.load();
       const BackendInfo& backend = find_backend(o->backend);
       const Executor executor = o->executor.executor();
+      require_output_apart(o->case_dir, o->out, "--out");
       Case c = load_case(o->case_dir);
       if (!o->sqrt_gradient.empty()) c.sqrt_gradient = parse_sqrt_gradient(o->sqrt_gradient);
       const Outputs outputs = run_backend(backend, c, executor);
@@ -142,7 +144,14 @@ void add_plugin_host(CLI::App& app, Action& action) {
   CLI::App* cmd = app.add_subcommand(
       "plugin-host", "Serve a C ABI plugin's backends over the worker protocol on stdin/stdout (what --plugin runs)");
   cmd->add_option("plugin", *plugin, "the plugin's shared library")->required();
-  cmd->callback([&action, plugin] { action = [plugin] { return foreign::serve_plugin(*plugin); }; });
+  cmd->callback([&action, plugin] {
+    action = [plugin] {
+      // A cluster's SIGTERM reaches the host beside scancheck: the host serves the run in progress and
+      // ends when scancheck, stopping, closes its stdin (a second signal ends it at once).
+      (void)stop_on_interrupt();
+      return foreign::serve_plugin(*plugin);
+    };
+  });
 }
 
 }  // namespace scancheck::cli

@@ -27,6 +27,7 @@ struct CheckOptions {
   std::uint64_t seed = 0;
   bool no_h0 = false, no_dh_last = false;
   JudgeOptions judge;
+  ReferenceBudget budget;
   ExecutorOption executor;
   ForeignOptions foreign;
 };
@@ -73,6 +74,7 @@ int run_check(const CheckOptions& o) {
     const std::vector<const BackendInfo*> backends = fitting(c, matched);
     if (backends.empty()) continue;
     any = true;
+    o.budget.require(c, reference_options_with_bounds(o.judge.threads, /*strict=*/true));
     const ReferenceResult reference = reference_with_bounds(c, o.judge.threads, /*strict=*/true);  // notes
     const std::vector<BackendResult> results = check_backends(c, backends, executor, reference, policy, {}, true);
     std::printf("%s", format_check(c, source, results).c_str());
@@ -85,11 +87,13 @@ int run_check(const CheckOptions& o) {
 struct VerifyOptions {
   std::string case_dir, candidate;
   JudgeOptions judge;
+  ReferenceBudget budget;
 };
 
 int run_verify(const VerifyOptions& o) {
   const TolerancePolicy policy = o.judge.policy();
   const Case c = load_case(o.case_dir);
+  o.budget.require(c, reference_options_with_bounds(o.judge.threads, /*strict=*/true));
   const BackendResult r = verify_outputs(o.candidate, c, load_outputs(c, o.candidate), policy, o.judge.threads);
   std::printf("%s", format_check(c, o.case_dir, {r}).c_str());
   return r.pass ? 0 : 1;
@@ -112,6 +116,7 @@ void add_check(CLI::App& app, Action& action) {
   cmd->add_option("--backend", o->backends, "backend name or glob, e.g. 'rglru/fused_*@fp32'")->required();
   o->executor.add_to(*cmd);
   o->judge.add_to(*cmd);
+  o->budget.add_to(*cmd);
   o->foreign.add_to(*cmd);
   cmd->callback([&action, o] { action = [o] { return run_check(*o); }; });
 }
@@ -122,6 +127,7 @@ void add_verify(CLI::App& app, Action& action) {
   cmd->add_option("--case", o->case_dir, "case directory")->required();
   cmd->add_option("--candidate", o->candidate, "directory of output .npy files (float32 or float64)")->required();
   o->judge.add_to(*cmd);
+  o->budget.add_to(*cmd);
   cmd->callback([&action, o] { action = [o] { return run_verify(*o); }; });
 }
 

@@ -111,7 +111,7 @@ void add_fuzz(CLI::App& app, Action& action) {
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("fuzz", "Property runs over random cases, shrinking and saving every failure");
   cmd->add_option("--backends", o->backends, "backend name or glob, e.g. 'complex_rglru/*@bf16'")->required();
-  cmd->add_option("--cases", o->cases, "number of cases (default 100 without --time)");
+  cmd->add_option("--cases", o->cases, "number of cases (default 100 without --time)")->check(positive_integer);
   cmd->add_option("--time", o->time, "run for this long: 90s, 5m, 2h");
   cmd->add_option("--seed", o->seed, "seed of the case stream (default 1)");
   cmd->add_option("--shard", o->shard, "i/n: this run's share of the stream (disjoint seed streams)");

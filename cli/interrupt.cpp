@@ -1,23 +1,59 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli/interrupt.hpp"
 
+#include <pthread.h>
+
 #include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+#include "backends/foreign/worker_process.hpp"
+#include "core/files.hpp"
 
 namespace scancheck::cli {
 namespace {
 
 std::atomic<bool> stop_requested{false};
-extern "C" void request_stop(int) { stop_requested.store(true); }
+std::atomic<bool> cooperative{false};
+
+sigset_t interrupt_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  return set;
+}
+
+[[noreturn]] void end_now(int signal) {
+  foreign::end_workers_for_exit();
+  discard_temporaries_for_exit();
+  std::fprintf(stderr, "\nscancheck: interrupted by %s: stopped without writing a partial output\n",
+               signal == SIGINT ? "SIGINT" : "SIGTERM");
+  std::fflush(stderr);
+  std::_Exit(130);
+}
+
+void watch(sigset_t set) {
+  for (;;) {
+    int signal = 0;
+    if (sigwait(&set, &signal) != 0) continue;
+    if (cooperative.load() && !stop_requested.exchange(true)) continue;  // the work loop stops itself
+    end_now(signal);
+  }
+}
 
 }  // namespace
 
+void watch_interrupts() {
+  const sigset_t set = interrupt_signals();
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  std::thread(watch, set).detach();
+}
+
 const std::atomic<bool>& stop_on_interrupt() {
-  static const bool installed = [] {
-    std::signal(SIGINT, request_stop);
-    std::signal(SIGTERM, request_stop);
-    return true;
-  }();
-  (void)installed;
+  cooperative.store(true);
   return stop_requested;
 }
 

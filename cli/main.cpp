@@ -5,16 +5,33 @@
 #include <csignal>
 #include <cstdio>
 #include <exception>
+#include <string>
+#include <string_view>
 
 #include "cli/commands.hpp"
+#include "cli/interrupt.hpp"
 #include "backends/backend.hpp"
 #include "core/build_info.hpp"
 #include "core/error.hpp"
+
+namespace {
+
+//! The one error line: messages that quote outside text (a worker's stderr, a file's contents) keep
+//! their line breaks out of it, so scripts and CI logs see exactly one line per failure.
+void print_error(const char* kind, std::string_view message) {
+  std::string line(message);
+  for (char& c : line)
+    if (c == '\n' || c == '\r') c = ' ';
+  std::fprintf(stderr, "scancheck: %s: %s\n", kind, line.c_str());
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   // A file-size limit (ulimit -f) must be a write error (EFBIG: one line, exit 2, nothing partial left),
   // not a death by SIGXFSZ that leaves temporary files behind.
   std::signal(SIGXFSZ, SIG_IGN);
+  scancheck::cli::watch_interrupts();
   CLI::App app{"scancheck: exact references and differential tests for GPU scan backends"};
   app.require_subcommand(1);
   const scancheck::BuildInfo& build = scancheck::build_info();
@@ -39,22 +56,22 @@ int main(int argc, char** argv) {
   } catch (const CLI::Success& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "scancheck: error: %s\n", e.what());
+    print_error("error", e.what());
     return 2;
   }
   try {
     return action();
   } catch (const scancheck::InputError& e) {
-    std::fprintf(stderr, "scancheck: error: %s\n", e.what());
+    print_error("error", e.what());
     return 2;
   } catch (const scancheck::BackendError& e) {
-    std::fprintf(stderr, "scancheck: backend failure: %s\n", e.what());
+    print_error("backend failure", e.what());
     return 1;
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "scancheck: error: out of memory (the shape is too large for this machine)\n");
     return 2;
   } catch (const std::exception& e) {  // a bug of scancheck's: one line, never an abort
-    std::fprintf(stderr, "scancheck: internal error: %s\n", e.what());
+    print_error("internal error", e.what());
     return 1;
   }
 }

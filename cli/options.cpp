@@ -1,17 +1,53 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli/options.hpp"
 
+#include <cmath>
+
 #include "backends/foreign/plugin.hpp"
 #include "backends/foreign/plugin_host.hpp"
 #include "backends/foreign/shell_words.hpp"
 #include "backends/foreign/worker.hpp"
+#include "reference/budget.hpp"
 
 namespace scancheck::cli {
+namespace {
+
+CLI::Validator number_check(const char* name, bool integer, double least, const char* expected) {
+  return CLI::Validator(
+      [=](std::string& text) {
+        double value = 0;
+        const bool parsed = integer ? [&] {
+          long long n = 0;
+          const bool ok = CLI::detail::lexical_cast(text, n);
+          value = static_cast<double>(n);
+          return ok;
+        }() : CLI::detail::lexical_cast(text, value);
+        return parsed && std::isfinite(value) && value >= least ? std::string()
+                                                                : "'" + text + "' is not " + expected;
+      },
+      name);
+}
+
+}  // namespace
+
+const CLI::Validator positive_integer = number_check("INT>0", true, 1, "a positive integer");
+const CLI::Validator non_negative_integer = number_check("INT>=0", true, 0, "an integer >= 0");
+const CLI::Validator non_negative_seconds = number_check("SECONDS", false, 0, "a finite number of seconds >= 0");
 
 void JudgeOptions::add_to(CLI::App& cmd) {
   cmd.add_option("--policy", policy_file, "tolerance policy JSON (default: the built-in policy)");
-  cmd.add_option("--threads", threads, "reference threads (default: all cores)");
+  cmd.add_option("--threads", threads, "reference threads (default: all cores)")->check(non_negative_integer);
   cmd.add_flag("--strict", strict, "notes (accuracy a better formulation keeps) fail the run too");
+}
+
+void ReferenceBudget::add_to(CLI::App& cmd) {
+  cmd.add_option("--max-reference-seconds", seconds,
+                 "refuse a case whose reference would take longer than this (estimated before it starts)")
+      ->check(non_negative_seconds);
+}
+
+void ReferenceBudget::require(const Case& c, const ReferenceOptions& options) const {
+  if (seconds > 0) require_reference_within(c, options, seconds);
 }
 
 TolerancePolicy JudgeOptions::policy() const {
@@ -42,7 +78,7 @@ void ForeignOptions::add_to(CLI::App& cmd) {
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd.add_option("--timeout", timeout, "seconds a foreign backend may take per run (default: 60 + 1 per M elements)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_seconds);
 }
 
 void ForeignOptions::load() const {

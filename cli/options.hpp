@@ -12,8 +12,14 @@
 
 #include "backends/backend.hpp"
 #include "properties/policy.hpp"
+#include "reference/reference.hpp"
 
 namespace scancheck::cli {
+
+//! Option checks whose one-line messages name the value (CLI11's range checks print DBL_MAX in full).
+extern const CLI::Validator positive_integer;       //!< 1, 2, ...
+extern const CLI::Validator non_negative_integer;   //!< 0, 1, ...
+extern const CLI::Validator non_negative_seconds;   //!< a finite number >= 0 ("nan" and "inf" never fire)
 
 //! --policy FILE, --strict and --threads N: the tolerance policy, notes as failures, the reference's threads.
 struct JudgeOptions {
@@ -24,6 +30,16 @@ struct JudgeOptions {
   void add_to(CLI::App& cmd);
   //! The policy file's policy, or the built-in policy without one (InputError for a bad file).
   TolerancePolicy policy() const;
+};
+
+//! --max-reference-seconds S: refuse, before computing anything, a case whose reference would take longer
+//! (reference/budget.hpp estimates it); 0, the default, sets no budget.
+struct ReferenceBudget {
+  double seconds = 0;
+
+  void add_to(CLI::App& cmd);
+  //! Throws InputError naming the case and the estimate when it is over the budget.
+  void require(const Case&, const ReferenceOptions&) const;
 };
 
 //! --executor host | cuda (| auto where `allow_auto`).

@@ -4,13 +4,13 @@
 //! per-element float32 error bounds under bounds/. Sampled runs also write covered/ masks.
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <memory>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/options.hpp"
 #include "core/case_dir.hpp"
 #include "core/error.hpp"
 #include "core/npy.hpp"
@@ -78,6 +78,7 @@ void add_reference(CLI::App& app, Action& action) {
     std::string case_dir, out, precision = "float128", sample, sqrt_gradient;
     int threads = 0;
     bool no_bounds = false;
+    ReferenceBudget budget;
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("reference", "Compute the high-precision reference of a case");
@@ -87,10 +88,12 @@ void add_reference(CLI::App& app, Action& action) {
   cmd->add_option("--threads", o->threads, "worker threads (default: all cores)");
   cmd->add_option("--sample", o->sample, "only these (batch:head) blocks, comma-separated, e.g. 0:0,3:1");
   cmd->add_flag("--no-bounds", o->no_bounds, "skip the float32 error bounds");
+  o->budget.add_to(*cmd);
   cmd->add_option("--sqrt-gradient", o->sqrt_gradient,
                   "bounded | exact: the gated layers' sqrt-gradient convention (default: the case's)");
   cmd->callback([&action, o] {
     action = [o] {
+      require_output_apart(o->case_dir, o->out, "--out");
       Case c = load_case(o->case_dir);
       if (!o->sqrt_gradient.empty()) c.sqrt_gradient = parse_sqrt_gradient(o->sqrt_gradient);
       ReferenceOptions options;
@@ -99,6 +102,7 @@ void add_reference(CLI::App& app, Action& action) {
       options.threads = o->threads;
       options.bounds = !o->no_bounds;
       if (!o->sample.empty()) options.sample = parse_blocks(o->sample);
+      o->budget.require(c, options);
       const auto start = std::chrono::steady_clock::now();
       const ReferenceResult r = compute_reference(c, options);
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

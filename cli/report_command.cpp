@@ -16,6 +16,7 @@
 #include "cli/interrupt.hpp"
 #include "cli/options.hpp"
 #include "cli/progress.hpp"
+#include "core/case_request.hpp"
 #include "core/error.hpp"
 #include "reports/runner.hpp"
 
@@ -25,8 +26,9 @@ namespace {
 struct Options {
   std::string preset = "quick", backends, label, out;
   std::uint64_t seed = 1;
-  std::vector<std::int64_t> lengths;
+  std::string lengths;
   JudgeOptions judge;
+  ReferenceBudget budget;
   ExecutorOption executor;
   ForeignOptions foreign;
 };
@@ -40,8 +42,11 @@ reports::ReportOptions report_options(const Options& o) {
   r.label = o.label;
   r.policy = o.judge.policy();
   r.threads = o.judge.threads;
-  r.lengths = o.lengths;
+  if (!o.lengths.empty()) r.lengths = parse_integer_list(o.lengths, "--lengths");
+  for (const std::int64_t length : r.lengths)
+    if (length < 1) throw InputError(fmt::format("--lengths '{}': lengths must be >= 1", o.lengths));
   r.stop = &stop_on_interrupt();
+  r.max_reference_seconds = o.budget.seconds;
   return r;
 }
 
@@ -98,10 +103,10 @@ void add_report(CLI::App& app, Action& action) {
   cmd->add_option("--backends", o->backends, "backend name or glob (default: every backend; seed-shapes: the production ones)");
   o->executor.add_to(*cmd, /*allow_auto=*/true);
   cmd->add_option("--seed", o->seed, "seed of the case stream (default 1)");
-  cmd->add_option("--lengths", o->lengths, "quick, ci: case lengths instead of the preset's, e.g. 2,33,300")
-      ->delimiter(',');
+  cmd->add_option("--lengths", o->lengths, "quick, ci: case lengths instead of the preset's, e.g. 2,33,300");
   cmd->add_option("--label", o->label, "the report's label (default: the preset); merge joins reports of one label");
   o->judge.add_to(*cmd);
+  o->budget.add_to(*cmd);
   o->foreign.add_to(*cmd);
   cmd->add_option("--out", o->out, "output directory (written atomically)")->required();
   cmd->callback([&action, o] { action = [o] { return run_report_command(*o); }; });

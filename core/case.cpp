@@ -38,7 +38,8 @@ void check_bf16_representable(const std::string& name, const Tensor<float>& t) {
 }
 
 void check_known_names(const Case& c, const std::vector<TensorSpec>& layout) {
-  for (const auto& [name, tensor] : c.tensors) {
+  for (const auto& entry : c.tensors) {
+    const std::string& name = entry.first;
     const auto spec = std::find_if(layout.begin(), layout.end(), [&](const auto& s) { return s.name == name; });
     if (spec == layout.end())
       throw InputError(fmt::format("{}.npy: not a tensor of {}", name, to_string(c.architecture)));

@@ -41,18 +41,23 @@ CaseRequest request_from_json(const JsonReader& in, const nlohmann::json& j, std
   return r;
 }
 
-Shape parse_shape(std::string_view text) {
-  std::vector<std::int64_t> sizes;
+std::vector<std::int64_t> parse_integer_list(std::string_view text, std::string_view what) {
+  std::vector<std::int64_t> values;
   for (std::size_t at = 0; at <= text.size();) {
     const std::size_t comma = std::min(text.find(',', at), text.size());
     const std::string_view item = text.substr(at, comma - at);
     std::int64_t v = 0;
     const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
     if (item.empty() || ec != std::errc() || end != item.data() + item.size())
-      throw InputError(fmt::format("--shape '{}': expected B,L,W[,H] as integers", text));
-    sizes.push_back(v);
+      throw InputError(fmt::format("{} '{}': expected comma-separated integers", what, text));
+    values.push_back(v);
     at = comma + 1;
   }
+  return values;
+}
+
+Shape parse_shape(std::string_view text) {
+  const std::vector<std::int64_t> sizes = parse_integer_list(text, "--shape");
   if (sizes.size() != 3 && sizes.size() != 4) throw InputError(fmt::format("--shape '{}': expected B,L,W[,H]", text));
   return {sizes[0], sizes[1], sizes[2], sizes.size() == 4 ? sizes[3] : 1};
 }

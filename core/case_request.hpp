@@ -11,6 +11,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -26,5 +27,8 @@ CaseRequest request_from_json(const JsonReader& reader, const nlohmann::json& j,
 //! "B,L,W" or "B,L,W,H" (H defaults to 1), decimal integers; throws InputError quoting the text. Sizes are
 //! not validated here (validate(Architecture, Shape) does that with the architecture's rules).
 Shape parse_shape(std::string_view text);
+
+//! "2,33,300": decimal integers separated by single commas (no empty items); InputError names `what`.
+std::vector<std::int64_t> parse_integer_list(std::string_view text, std::string_view what);
 
 }  // namespace scancheck

@@ -4,9 +4,12 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <mutex>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -32,7 +35,62 @@ int write_all(int fd, std::string_view bytes) {
   return 0;
 }
 
+//! The temporaries in flight, and the lock that makes "rename into place" and "discard at exit" exclusive.
+struct InFlight {
+  std::mutex mutex;
+  std::set<fs::path> paths;
+};
+InFlight& in_flight() {
+  static InFlight* registry = new InFlight;  // never destroyed: a signal may end the process at any time
+  return *registry;
+}
+
+//! Registers a temporary for the time it exists; `commit` renames it into place under the lock.
+class Temporary {
+ public:
+  explicit Temporary(fs::path path) : path_(std::move(path)) {
+    std::lock_guard lock(in_flight().mutex);
+    in_flight().paths.insert(path_);
+  }
+  ~Temporary() {
+    std::lock_guard lock(in_flight().mutex);
+    in_flight().paths.erase(path_);
+  }
+  Temporary(const Temporary&) = delete;
+  Temporary& operator=(const Temporary&) = delete;
+  const fs::path& path() const { return path_; }
+
+  template <class Commit>
+  void commit(Commit rename_into_place) {
+    std::lock_guard lock(in_flight().mutex);
+    rename_into_place();
+    in_flight().paths.erase(path_);
+  }
+
+ private:
+  fs::path path_;
+};
+
 }  // namespace
+
+void require_output_apart(const fs::path& input, const fs::path& output, std::string_view flag) {
+  const auto resolved = [](const fs::path& p) {
+    std::error_code ec;
+    fs::path r = fs::weakly_canonical(p, ec).lexically_normal();
+    return r.has_filename() ? r : r.parent_path();  // "dir/" is "dir"
+  };
+  const fs::path in = resolved(input), out = resolved(output);
+  const auto [out_end, in_it] = std::mismatch(out.begin(), out.end(), in.begin(), in.end());
+  if (out_end == out.end())
+    throw InputError(fmt::format("{} '{}' holds the input '{}': writing it would replace what it is computed from",
+                                 flag, output.string(), input.string()));
+}
+
+void discard_temporaries_for_exit() {
+  in_flight().mutex.lock();  // held until the process ends
+  std::error_code ignored;
+  for (const fs::path& p : in_flight().paths) fs::remove_all(p, ignored);
+}
 
 fs::path temporary_sibling(const fs::path& path) {
   static std::atomic<unsigned> counter{0};
@@ -54,25 +112,53 @@ void write_file(const fs::path& file, std::initializer_list<std::string_view> pa
 }
 
 void write_file_atomically(const fs::path& file, std::initializer_list<std::string_view> parts) {
-  const fs::path tmp = temporary_sibling(file);
-  write_file(tmp, parts);
+  Temporary tmp(temporary_sibling(file));
+  write_file(tmp.path(), parts);
   std::error_code ec;
-  fs::rename(tmp, file, ec);
+  tmp.commit([&] { fs::rename(tmp.path(), file, ec); });
   if (ec) {
-    fs::remove(tmp, ec);
+    fs::remove(tmp.path(), ec);
     cannot_write(file, ec.value());
   }
 }
 
+//! The directory `dir` names ("out/" names "out"); a name ending in "." or ".." is refused (replacing it
+//! would replace a directory the user named only as a place, often the current one), and so is a path
+//! that exists and is not a directory: replacing it would delete what the user did not ask to replace.
+fs::path directory_target(const fs::path& dir) {
+  fs::path target = dir.lexically_normal();
+  if (!target.has_filename()) target = target.parent_path();
+  if (target.empty() || dir.filename() == "." || dir.filename() == ".." || target.filename() == "." ||
+      target.filename() == "..")
+    throw InputError(fmt::format("cannot write directory '{}': name a new or existing output directory, not '.' or '..'",
+                                 dir.string()));
+  if (fs::exists(fs::symlink_status(target)) && !fs::is_directory(fs::symlink_status(target)))
+    throw InputError(fmt::format("cannot write directory '{}': it exists and is not a directory", dir.string()));
+  return target;
+}
+
 void write_directory_atomically(const fs::path& dir, const std::function<void(const fs::path& tmp)>& fill) {
-  const fs::path target = dir.has_filename() ? dir : dir.parent_path();  // "out/" names "out"
-  const fs::path tmp = temporary_sibling(target);
+  const fs::path target = directory_target(dir);
+  Temporary temporary(temporary_sibling(target));
+  const fs::path& tmp = temporary.path();
   try {
     if (target.has_parent_path()) fs::create_directories(target.parent_path());
     fs::create_directory(tmp);
     fill(tmp);
-    fs::remove_all(target);
-    fs::rename(tmp, target);
+    // The old directory moves aside first and comes back if the new one cannot take its place.
+    Temporary previous(temporary_sibling(target));
+    temporary.commit([&] {
+      const bool replacing = fs::exists(target);
+      if (replacing) fs::rename(target, previous.path());
+      std::error_code ec;
+      fs::rename(tmp, target, ec);
+      if (ec) {
+        if (replacing) fs::rename(previous.path(), target);
+        throw fs::filesystem_error("rename", tmp, target, ec);
+      }
+    });
+    std::error_code ignored;
+    fs::remove_all(previous.path(), ignored);
   } catch (const fs::filesystem_error& e) {
     std::error_code ignored;
     fs::remove_all(tmp, ignored);

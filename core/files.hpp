@@ -29,6 +29,16 @@ inline void write_file_atomically(const std::filesystem::path& file, std::string
 void write_directory_atomically(const std::filesystem::path& dir,
                                 const std::function<void(const std::filesystem::path& tmp)>& fill);
 
+//! Throws InputError when `output` is `input` (or one of its parent directories): writing the output
+//! would replace the input it is computed from. `flag` names the option, e.g. "--out".
+void require_output_apart(const std::filesystem::path& input, const std::filesystem::path& output,
+                          std::string_view flag);
+
+//! Ends the process the way a signal should (cli/interrupt.hpp): waits for a rename into place in progress,
+//! removes every temporary file and directory the functions above have in flight, and never returns the
+//! lock, so no write completes after it. Only for the last thing a process does before _Exit.
+void discard_temporaries_for_exit();
+
 //! The temporary sibling names used above, "<path>.tmp-<pid>-<n>": unique within and across processes.
 std::filesystem::path temporary_sibling(const std::filesystem::path& path);
 

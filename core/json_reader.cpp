@@ -5,8 +5,10 @@
 #include <cmath>
 #include <fstream>
 #include <limits>
+#include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace scancheck {
 
@@ -69,6 +71,18 @@ std::int64_t JsonReader::integer(const json& j, std::string_view path, const cha
   return v.get<std::int64_t>();
 }
 
+std::int64_t JsonReader::count(const json& j, std::string_view path, const char* key) const {
+  const std::int64_t n = integer(j, path, key);
+  if (n < 0) fail(join(path, key), fmt::format("{} is negative", n));
+  return n;
+}
+
+void JsonReader::only_keys(const json& j, std::string_view path, std::initializer_list<std::string_view> known) const {
+  for (const auto& item : j.items())
+    if (std::find(known.begin(), known.end(), item.key()) == known.end())
+      fail(path, fmt::format("unknown field '{}' (expected one of: {})", item.key(), fmt::join(known, ", ")));
+}
+
 std::int64_t JsonReader::positive_integer(const json& j, std::string_view path, const char* key) const {
   const std::int64_t v = integer(j, path, key);
   if (v <= 0) fail(join(path, key), "expected a positive integer");
@@ -122,12 +136,18 @@ Shape JsonReader::shape(const json& j, std::string_view path, const char* key) c
 }
 
 json read_json_file(const std::filesystem::path& path, std::string_view what) {
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(fmt::format("{}: cannot read {}", path.string(), what));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_json_text(text.str(), path.string());
+}
+
+json parse_json_text(std::string_view text, std::string_view source) {
   try {
-    return json::parse(in);
+    return json::parse(text);
   } catch (const json::exception& e) {
-    throw InputError(fmt::format("{}: not JSON ({})", path.string(), e.what()));
+    throw InputError(fmt::format("{}: not JSON ({})", source, e.what()));
   }
 }
 

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -32,6 +33,8 @@ class JsonReader {
   [[noreturn]] void fail(std::string_view path, std::string_view what) const;
 
   const json& object(const json& j, std::string_view path) const;  //!< `j` itself, which must be an object
+  //! Fails naming the first key of object `j` not in `known`: a misspelt field is an error, not a default.
+  void only_keys(const json& j, std::string_view path, std::initializer_list<std::string_view> known) const;
   const json& field(const json& j, std::string_view path, const char* key) const;
   bool has(const json& j, const char* key) const { return j.is_object() && j.contains(key); }
 
@@ -42,6 +45,7 @@ class JsonReader {
   std::optional<double> optional_real(const json& j, std::string_view path, const char* key) const;  //!< null
   std::int64_t integer(const json& j, std::string_view path, const char* key) const;
   std::int64_t positive_integer(const json& j, std::string_view path, const char* key) const;
+  std::int64_t count(const json& j, std::string_view path, const char* key) const;  //!< an integer >= 0
   std::uint64_t unsigned_integer(const json& j, std::string_view path, const char* key) const;
   bool boolean(const json& j, std::string_view path, const char* key) const;
   const json& array(const json& j, std::string_view path, const char* key) const;
@@ -70,6 +74,8 @@ class JsonReader {
 
 //! Parses `path` as JSON; InputError "PATH: cannot read WHAT" or "PATH: not JSON (...)".
 nlohmann::json read_json_file(const std::filesystem::path& path, std::string_view what);
+//! JSON text already in memory; InputError "<source>: not JSON (...)".
+nlohmann::json parse_json_text(std::string_view text, std::string_view source);
 
 //! A double as JSON: finite numbers as numbers, the others as "inf", "-inf", "nan".
 nlohmann::json json_number(double x);

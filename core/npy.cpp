@@ -7,6 +7,7 @@
 #include <cmath>
 #include <fstream>
 #include <optional>
+#include <sstream>
 #include <stdexcept>
 #include <string_view>
 
@@ -297,6 +298,15 @@ AnyTensor read_npy(const fs::path& path) {
   if (ec) fail(path, fmt::format("cannot read: {}", ec.message()));
   std::ifstream in(path, std::ios::binary);
   if (!in) fail(path, "cannot open");
+  return read_npy(in, path, size);
+}
+
+AnyTensor parse_npy(std::string_view bytes, const fs::path& name) {
+  std::istringstream in(std::string(bytes), std::ios::binary);
+  return read_npy(in, name, bytes.size());
+}
+
+AnyTensor read_npy(std::istream& in, const fs::path& path, std::uint64_t size) {
   Header h = read_header(in, path, size);
   check_data_size(path, h, size);
   switch (h.kind) {

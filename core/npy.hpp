@@ -8,6 +8,8 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <istream>
+#include <string_view>
 #include <variant>
 
 #include "core/tensor.hpp"
@@ -17,6 +19,9 @@ namespace scancheck {
 using AnyTensor = std::variant<Tensor<float>, Tensor<double>, Tensor<std::int32_t>>;
 
 AnyTensor read_npy(const std::filesystem::path&);
+//! The same reading of `size` bytes from a stream, or of bytes in memory; `name` is the file named in errors.
+AnyTensor read_npy(std::istream& in, const std::filesystem::path& name, std::uint64_t size);
+AnyTensor parse_npy(std::string_view bytes, const std::filesystem::path& name);
 //! Reads and converts: float32 and float64 files to float (float64 must convert exactly unless
 //! `allow_rounding`), int32 files only to int32.
 Tensor<float> read_npy_float(const std::filesystem::path&, bool allow_rounding = false);

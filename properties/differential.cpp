@@ -24,12 +24,16 @@ std::vector<std::string> BackendResult::reasons() const {
   return out;
 }
 
-ReferenceResult reference_with_bounds(const Case& c, int threads, bool strict) {
+ReferenceOptions reference_options_with_bounds(int threads, bool strict) {
   ReferenceOptions options;
   options.threads = threads;
   options.bounds = true;
   options.strict_bounds = strict;
-  return compute_reference(c, options);
+  return options;
+}
+
+ReferenceResult reference_with_bounds(const Case& c, int threads, bool strict) {
+  return compute_reference(c, reference_options_with_bounds(threads, strict));
 }
 
 namespace {

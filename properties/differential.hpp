@@ -47,6 +47,7 @@ struct BackendResult {
 
 //! The reference of `c` with bounds, on `threads` threads (0: all); `strict` adds the strict bounds (notes).
 ReferenceResult reference_with_bounds(const Case& c, int threads = 0, bool strict = false);
+ReferenceOptions reference_options_with_bounds(int threads = 0, bool strict = false);  //!< the options it uses
 
 //! Judges `got` against the reference and (when given) the baseline's outputs on the same case, on the
 //! outputs of `passes` only (a forward-only backend is judged on its forward outputs alone).

@@ -99,8 +99,11 @@ fs::path save_finding(const Finding& f, const fs::path& findings_dir) {
 
 Finding load_finding(const fs::path& argument) {
   const fs::path path = fs::is_directory(argument) ? argument / "finding.json" : argument;
-  const json j = read_json_file(path, "the finding");
-  const JsonReader in(path.string());
+  return finding_from_json(read_json_file(path, "the finding"), path.string());
+}
+
+Finding finding_from_json(const json& j, const std::string& source) {
+  const JsonReader in(source);
   in.object(j, "$");
   if (!in.has(j, "format"))
     in.fail("$", "a finding of an earlier scancheck (no \"format\"): replay its case/ with scancheck check, or "

@@ -21,6 +21,8 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "core/case.hpp"
 #include "core/generate.hpp"
 
@@ -56,5 +58,7 @@ std::filesystem::path save_finding(const Finding&, const std::filesystem::path& 
 //! Reads a saved finding (its directory or its finding.json) strictly; the related cases are not loaded.
 //! A finding.json of an earlier scancheck (no "format") is an InputError that says so and what to do.
 Finding load_finding(const std::filesystem::path&);
+//! The reading of a finding.json already parsed; `source` names it in errors.
+Finding finding_from_json(const nlohmann::json&, const std::string& source);
 
 }  // namespace scancheck

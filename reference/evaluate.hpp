@@ -36,15 +36,17 @@ struct is_bounded : std::false_type {};
 template <class T, bool Admits>
 struct is_bounded<Bounded<T, Admits>> : std::true_type {};
 
-//! Runs body(i) for i in [0, n) on `threads` threads; rethrows the first exception after all joined.
+//! Runs body(i) for i in [0, n) on `threads` threads; rethrows the first exception after all joined. Once
+//! `*stop` is set no further i starts and Interrupted is thrown: a long reference stops within one block.
 template <class Body>
-void parallel_for(std::int64_t n, int threads, Body&& body) {
+void parallel_for(std::int64_t n, int threads, const std::atomic<bool>* stop, Body&& body) {
   std::atomic<std::int64_t> next{0};
   std::exception_ptr failure;
   std::mutex failure_mutex;
   auto worker = [&] {
     for (std::int64_t i; (i = next++) < n;) {
       try {
+        if (stop && stop->load()) throw Interrupted();
         body(i);
       } catch (...) {
         std::lock_guard lock(failure_mutex);
@@ -154,7 +156,7 @@ class Evaluator {
     const Shape& s = case_.shape;
     const std::int64_t L = s.length, W = s.width;
     const std::int64_t K = state_channels(case_.architecture, s) / s.heads;
-    parallel_for(static_cast<std::int64_t>(blocks_.size()), threads, [&](std::int64_t n) {
+    parallel_for(static_cast<std::int64_t>(blocks_.size()), threads, options_.stop, [&](std::int64_t n) {
       const auto [b, h] = blocks_[n];
       const auto out = scan_block(gather_scan_block<F>(case_, b, h));
       for (std::int64_t t = 0; t < L; ++t)
@@ -177,7 +179,7 @@ class Evaluator {
     const std::int64_t L = s.length, W = s.width, H = s.heads;
     const std::int64_t K = head_channels(case_.architecture, s);
     std::vector<std::optional<GatedBlockGrads<S, F>>> grads(s.batch * H);
-    parallel_for(static_cast<std::int64_t>(blocks_.size()), threads, [&](std::int64_t n) {
+    parallel_for(static_cast<std::int64_t>(blocks_.size()), threads, options_.stop, [&](std::int64_t n) {
       const auto [b, h] = blocks_[n];
       const auto in = gather_gated_block<S, F>(case_, b, h);
       const auto fw = gated_forward(in);
@@ -189,10 +191,10 @@ class Evaluator {
         put("dh0", b * W + h * K + j, grads[b * H + h]->dh0[j]);
       }
     });
-    parallel_for(static_cast<std::int64_t>(blocks_.size()), threads, [&](std::int64_t n) {
+    parallel_for(static_cast<std::int64_t>(blocks_.size()), threads, options_.stop, [&](std::int64_t n) {
       combine_dx<F>(blocks_[n], grads);
     });
-    parallel_for(H, threads, [&](std::int64_t h) { reduce_parameter_gradients<F>(h, grads); });
+    parallel_for(H, threads, options_.stop, [&](std::int64_t h) { reduce_parameter_gradients<F>(h, grads); });
   }
 
   //! dx at the gate inputs of block (b, h): the direct term (owned by the head of that position's state

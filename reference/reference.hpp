@@ -12,6 +12,7 @@
 //! hold values (parameter gradients of a head are covered only when all of its batch entries are sampled).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -44,6 +45,8 @@ struct ReferenceOptions {
   //! that lose accuracy a better formulation keeps; docs/tolerance.md "Accepted formulations").
   bool strict_bounds = false;
   std::optional<std::vector<Block>> sample; //!< nullopt: every block
+  //! Set (SIGINT, SIGTERM) to abandon the computation between blocks: compute_reference throws Interrupted.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 struct ReferenceResult {

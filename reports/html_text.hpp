@@ -21,7 +21,9 @@ void put(std::string& out, fmt::format_string<Args...> format, Args&&... args) {
   fmt::format_to(std::back_inserter(out), format, std::forward<Args>(args)...);
 }
 
-//! Every text taken from the report goes through here: & < > " ' become entities.
+//! Every text taken from the report goes through here, the page's one escaping function: & < > " ' become
+//! entities, so it is text in element content (SVG <title> and <text> too) and in quoted attribute values.
+//! The page has no other context: no script, no inline JSON, no URL, no style built from report text.
 std::string escape(std::string_view text);
 
 //! A number for reading: three significant digits; an absent one is "–".

@@ -2,8 +2,11 @@
 #include "reports/markdown.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstddef>
 #include <map>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -16,40 +19,90 @@ namespace {
 std::string number(double x) { return fmt::format("{:.3g}", x); }
 std::string optional_number(const std::optional<double>& x) { return x ? number(*x) : "-"; }
 
-//! Markdown table cells must not contain a bare '|'.
-std::string cell(std::string text) {
+bool alphanumeric(char ch) { return std::isalnum(static_cast<unsigned char>(ch)) != 0; }
+
+//! What would open a block if `line` began a line (a list item's text does; a stderr line does): a heading,
+//! a bullet, a setext underline or thematic break, an ordered list's "1. " or "1) " (a version's "0.4.0" is
+//! none). The position of the character to backslash, or npos.
+std::size_t block_marker(std::string_view line) {
+  constexpr auto none = std::string_view::npos;
+  const std::size_t first = line.find_first_not_of(' ');
+  if (first == none) return none;
+  if (std::string_view("#-+=").find(line[first]) != none) return first;
+  std::size_t end = first;
+  while (end < line.size() && std::isdigit(static_cast<unsigned char>(line[end])) != 0) ++end;
+  const bool delimiter = end > first && end < line.size() && (line[end] == '.' || line[end] == ')');
+  return delimiter && (end + 1 == line.size() || line[end + 1] == ' ') ? end : none;
+}
+
+//! Every text taken from the report goes through here (labels, names, worker messages and stderr lines,
+//! diagnoses, scope and repro lines: foreign workers and hand-edited report.json files write them), so
+//! that it reads as itself wherever it lands: a table cell, a list item, a heading, bold text.
+//!   - One line: control characters (newlines too) become spaces, so table rows and list items stay whole.
+//!   - & < > become entities: a renderer that allows inline HTML shows tags as text.
+//!   - The characters of inline syntax get a backslash (\ ` * [ ] | ~ $, and _ except inside a word, where
+//!     GFM never reads it), as does a block marker at the start: no emphasis, code span, link, table
+//!     column, strikethrough, math or heading comes out of the text.
+//! Never put its result in a code span: backslashes and entities are literal there.
+std::string escape(std::string_view text) {
+  std::string line(text);
+  for (char& ch : line)
+    if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f) ch = ' ';
+  const std::size_t marker = block_marker(line);
   std::string out;
-  for (char ch : text) out += ch == '|' ? std::string("\\|") : std::string(1, ch);
+  out.reserve(line.size());
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char ch = line[i];
+    const bool intraword = i > 0 && i + 1 < line.size() && alphanumeric(line[i - 1]) && alphanumeric(line[i + 1]);
+    if (ch == '&') out += "&amp;";
+    else if (ch == '<') out += "&lt;";
+    else if (ch == '>') out += "&gt;";
+    else if (std::string_view("\\`*[]|~$").find(ch) != std::string_view::npos || (ch == '_' && !intraword) ||
+             i == marker)
+      out += {'\\', ch};
+    else out += ch;
+  }
   return out;
 }
 
 std::string header(const Report& r) {
-  std::string device = r.environment.executor;
-  if (r.environment.device) device += fmt::format(" ({})", *r.environment.device);
+  std::string device = escape(r.environment.executor);
+  if (r.environment.device) device += fmt::format(" ({})", escape(*r.environment.device));
   const TolerancePolicy& p = r.policy;
-  std::string s = fmt::format("# scancheck tolerance report: {}\n\n**{}**\n\n", r.label, r.verdict.summary);
+  std::string s = fmt::format("# scancheck tolerance report: {}\n\n**{}**\n\n", escape(r.label),
+                              escape(r.verdict.summary));
   s += "| | |\n|---|---|\n";
-  s += fmt::format("| generated | {} by scancheck {} (git {}) |\n", r.generated_at, r.tool.version, r.tool.git_revision);
-  s += fmt::format("| executor | {}; {}{}; {} reference threads on {} |\n", device, r.environment.compiler,
-                   r.environment.cuda ? ", CUDA " + *r.environment.cuda : "", r.environment.threads, r.environment.host);
+  s += fmt::format("| generated | {} by scancheck {} (git {}) |\n", escape(r.generated_at), escape(r.tool.version),
+                   escape(r.tool.git_revision));
+  s += fmt::format("| executor | {}; {}{}; {} reference threads on {} |\n", device, escape(r.environment.compiler),
+                   r.environment.cuda ? ", CUDA " + escape(*r.environment.cuda) : "", r.environment.threads,
+                   escape(r.environment.host));
   s += fmt::format("| coverage | {} of {} backends, {} cases ({} shapes), {} rows; {:.4g}% of output elements verified |\n",
                    r.coverage.backends_checked, r.coverage.backends_total, r.coverage.cases, r.coverage.shapes,
                    r.coverage.rows, 100 * r.coverage.fraction_verified);
   const std::string lengths =
       r.method.lengths.empty() ? "" : fmt::format(", lengths {}", fmt::join(r.method.lengths, ", "));
-  s += fmt::format("| method | preset {}, seed {}, backends `{}`{}; {} reference; sampling: {} |\n", r.method.preset,
-                   r.method.seed, r.method.backends, lengths, r.method.reference_precision, r.method.sampling);
+  s += fmt::format("| method | preset {}, seed {}, backends {}{}; {} reference; sampling: {} |\n",
+                   escape(r.method.preset), r.method.seed, escape(r.method.backends), lengths,
+                   escape(r.method.reference_precision), escape(r.method.sampling));
   s += fmt::format("| policy | every element within {}x its error bound; max error <= {}x the sequential baseline's "
                    "+ max({} ulps at scale, {}x the largest bound); no NaN/Inf disagreement |\n\n",
                    p.bound_factor, p.baseline_factor, p.baseline_slack_ulps, p.baseline_slack_bound);
   return s;
 }
 
-//! `text` with every line prefixed by `prefix`.
-std::string indented(const std::string& text, const std::string& prefix) {
-  std::string out = prefix;
-  for (char ch : text) out += ch == '\n' ? "\n" + prefix : std::string(1, ch);
-  return out;
+//! A worker's stderr tail under its failing row's list item: a line each, escaped (a fenced block would
+//! show the entities literally) and ended by a hard line break (a trailing backslash). Blank lines are
+//! left out: one would end the list item.
+std::string stderr_tail(std::string_view log) {
+  std::string s = "  - its stderr ended with:";
+  while (!log.empty()) {
+    const std::size_t end = std::min(log.find_first_of("\r\n"), log.size());
+    if (log.substr(0, end).find_first_not_of(" \t") != std::string_view::npos)
+      s += fmt::format("\\\n    {}", escape(log.substr(0, end)));
+    log.remove_prefix(std::min(end + 1, log.size()));
+  }
+  return s + "\n";
 }
 
 //! The passing rows' notes: accuracy a better formulation keeps (never a failure without --strict).
@@ -58,8 +111,8 @@ std::string notes(const Report& r) {
   for (const Row& row : r.rows) {
     if (row.notes.empty()) continue;
     if (s.empty()) s = "## Notes\n\n";
-    s += fmt::format("- **{}** {} on {}:\n", row.backend, to_string(row.direction), row.case_id);
-    for (const std::string& note : row.notes) s += fmt::format("  - {}\n", note);
+    s += fmt::format("- **{}** {} on {}:\n", escape(row.backend), to_string(row.direction), escape(row.case_id));
+    for (const std::string& note : row.notes) s += fmt::format("  - {}\n", escape(note));
   }
   return s.empty() ? s : s + "\n";
 }
@@ -69,16 +122,16 @@ std::string failures(const Report& r) {
   for (const Row& row : r.rows) {
     if (row.ok()) continue;
     if (s.empty()) s = "## Failures\n\n";
-    s += fmt::format("- **{}** {} on {} (`{}`): **{}**\n", row.backend, to_string(row.direction), row.case_id,
-                     to_string(row.shape), to_string(row.verdict));
-    if (!row.error.empty()) s += fmt::format("  - run failed: {}\n", row.error);
-    if (!row.log.empty()) s += fmt::format("  - its stderr ended with:\n\n    ```\n{}\n    ```\n", indented(row.log, "    "));
-    for (const std::string& name : row.missing) s += fmt::format("  - missing output {}\n", name);
-    for (const std::string& what : row.misshapen) s += fmt::format("  - output of the wrong shape: {}\n", what);
-    for (const std::string& where : row.diagnosis) s += fmt::format("  - where: {}\n", where);
+    s += fmt::format("- **{}** {} on {} ({}): **{}**\n", escape(row.backend), to_string(row.direction),
+                     escape(row.case_id), escape(to_string(row.shape)), to_string(row.verdict));
+    if (!row.error.empty()) s += fmt::format("  - run failed: {}\n", escape(row.error));
+    if (!row.log.empty()) s += stderr_tail(row.log);
+    for (const std::string& name : row.missing) s += fmt::format("  - missing output {}\n", escape(name));
+    for (const std::string& what : row.misshapen) s += fmt::format("  - output of the wrong shape: {}\n", escape(what));
+    for (const std::string& where : row.diagnosis) s += fmt::format("  - where: {}\n", escape(where));
     for (const TensorEntry& t : row.tensors)
-      for (const std::string& why : t.reasons) s += fmt::format("  - {}\n", why);
-    s += fmt::format("  - repro: `{}`\n", row.repro);
+      for (const std::string& why : t.reasons) s += fmt::format("  - {}\n", escape(why));
+    s += fmt::format("  - repro: {}\n", escape(row.repro));
   }
   return s.empty() ? s : s + "\n";
 }
@@ -100,7 +153,7 @@ std::string architecture_table(const std::vector<BackendSummary>& backends, Arch
   s += timed ? "---:|---:|" : "";
   s += "---:|---|\n";
   for (const BackendSummary* b : members) {
-    s += fmt::format("| `{}` | {} | {} | {} | {} | {} |", cell(b->backend), b->worst_tensor,
+    s += fmt::format("| {} | {} | {} | {} | {} | {} |", escape(b->backend), escape(b->worst_tensor),
                      optional_number(b->bound_ratio), optional_number(b->baseline_ratio), optional_number(b->ulp_p99),
                      optional_number(b->ulp_max));
     if (timed) s += fmt::format(" {} | {} |", optional_number(b->forward_ms), optional_number(b->backward_ms));
@@ -122,7 +175,7 @@ std::string render_markdown(const Report& r) {
        "baseline's. ULP p99 and max ULP: distance from the correctly rounded exact value in the stored dtype; the "
        "max is large for correct backends wherever an exact value cancels to near zero.\n\n";
   s += "### Scope\n\n";
-  for (const std::string& line : r.scope) s += "- " + line + "\n";
+  for (const std::string& line : r.scope) s += "- " + escape(line) + "\n";
   return s;
 }
 

@@ -4,6 +4,9 @@
 //! summary. The verdict comes first, then what ran (tool, executor, coverage, policy), every failing row
 //! with its reasons and repro, and one table per architecture with a line per backend (worst tensor,
 //! max ULP, bound ratio, baseline ratio, device time when measured, verdict), folded when long.
+//! Every text taken from the report (labels, backend names foreign workers declare, worker errors and stderr,
+//! diagnoses, scope and repro lines) goes through one escaping function (markdown.cpp) and renders as text:
+//! no tag, link, emphasis or extra table column comes out of it, on GitHub or any CommonMark renderer.
 #pragma once
 
 #include <string>

@@ -149,6 +149,9 @@ Report from_json(const json& j, const std::string& source) {
                                  source, version.get<int>(), schema_version));
   const Reader in(source, version.get<int>());
   Report r;
+  if (in.version >= 2)
+    in.only_keys(j, "$", {"schema_version", "label", "generated_at", "tool", "environment", "method", "policy",
+                          "coverage", "cases", "rows", "verdict", "scope", "merged_from", "interrupted"});
   r.label = in.text(j, "$", "label");
   r.generated_at = in.text(j, "$", "generated_at");
   const json& tool = in.field(j, "$", "tool");
@@ -166,10 +169,10 @@ Report from_json(const json& j, const std::string& source) {
               in.text(method, "method", "backends"), in.positive_integers(method, "method", "lengths")};
   r.policy = TolerancePolicy::from_json(in.field(j, "$", "policy"), source + ": policy");
   const json& cov = in.field(j, "$", "coverage");
-  r.coverage = {in.integer(cov, "coverage", "backends_total"),   in.integer(cov, "coverage", "backends_checked"),
-                in.integer(cov, "coverage", "cases"),            in.integer(cov, "coverage", "shapes"),
-                in.integer(cov, "coverage", "rows"),             in.integer(cov, "coverage", "elements_total"),
-                in.integer(cov, "coverage", "elements_verified"), in.real(cov, "coverage", "fraction_verified")};
+  r.coverage = {in.count(cov, "coverage", "backends_total"),   in.count(cov, "coverage", "backends_checked"),
+                in.count(cov, "coverage", "cases"),            in.count(cov, "coverage", "shapes"),
+                in.count(cov, "coverage", "rows"),             in.count(cov, "coverage", "elements_total"),
+                in.count(cov, "coverage", "elements_verified"), in.real(cov, "coverage", "fraction_verified")};
   const json& cases = in.array(j, "$", "cases");
   std::set<std::string> ids;
   for (std::size_t i = 0; i < cases.size(); ++i) {
@@ -178,8 +181,8 @@ Report from_json(const json& j, const std::string& source) {
     c.id = in.text(cases[i], path, "id");
     if (!ids.insert(c.id).second) in.fail(path + ".id", fmt::format("duplicate case id '{}'", c.id));
     c.request = request_from_json(in, in.field(cases[i], path, "request"), path + ".request");
-    c.elements_total = in.integer(cases[i], path, "elements_total");
-    c.elements_verified = in.integer(cases[i], path, "elements_verified");
+    c.elements_total = in.count(cases[i], path, "elements_total");
+    c.elements_verified = in.count(cases[i], path, "elements_verified");
     c.fraction_verified = in.real(cases[i], path, "fraction_verified");
     c.repro = in.text(cases[i], path, "repro");
     r.cases.push_back(std::move(c));
@@ -194,7 +197,8 @@ Report from_json(const json& j, const std::string& source) {
   const json& verdict = in.field(j, "$", "verdict");
   r.verdict = {in.boolean(verdict, "verdict", "pass"), in.integer(verdict, "verdict", "rows_failed"),
                in.strings(verdict, "verdict", "backends_failed"), in.text(verdict, "verdict", "summary")};
-  if (in.version >= 2) r.interrupted = in.optional_text(j, "$", "interrupted");
+  // "interrupted" came within version 2: reports written before it have none.
+  if (in.version >= 2 && in.has(j, "interrupted")) r.interrupted = in.optional_text(j, "$", "interrupted");
   r.scope = in.strings(j, "$", "scope");
   const json& sources = in.array(j, "$", "merged_from");
   for (std::size_t i = 0; i < sources.size(); ++i) {

@@ -18,6 +18,7 @@
 #include "properties/differential.hpp"
 #include "properties/fuzz.hpp"
 #include "properties/generators.hpp"
+#include "reference/budget.hpp"
 #include "reports/html.hpp"
 #include "reports/markdown.hpp"
 
@@ -271,6 +272,16 @@ std::vector<std::string> foreign_scope(const ReportPlan& plan,
   return lines;
 }
 
+ReferenceOptions reference_options(const PlannedCase& planned, const ReportOptions& o) {
+  ReferenceOptions r;
+  r.precision = planned.precision;
+  r.threads = o.threads;
+  r.sample = planned.sample;
+  r.stop = o.stop;
+  r.strict_bounds = planned.precision != Precision::float64 || o.policy.strict;  // notes
+  return r;
+}
+
 }  // namespace
 
 Report run_report(const ReportOptions& o, const std::function<void(const ReportProgress&)>& progress) {
@@ -285,21 +296,18 @@ Report run_report(const ReportOptions& o, const std::function<void(const ReportP
     p.elapsed = std::chrono::duration<double>(Clock::now() - start).count();
     if (progress) progress(p);
   };
+  if (o.max_reference_seconds > 0)  // refused before anything runs, like a case too large for memory
+    for (const PlannedCase& planned : plan.cases)
+      require_reference_within(make_case(planned.request), reference_options(planned, o), o.max_reference_seconds);
   std::map<std::string, std::vector<std::string>> outside;  // backend -> the cases outside its constraints
-  for (const PlannedCase& planned : plan.cases) {
-    if (o.stop && o.stop->load()) break;
+  const auto run_case = [&](const PlannedCase& planned) {
     const Case c = make_case(planned.request);
     CaseEntry entry;
     entry.id = fmt::format("c{}", p.case_index);
     entry.request = planned.request;
     entry.repro = to_string(planned.request);
     tell(fmt::format("reference of {} ({} {})", entry.id, to_string(c.architecture), to_string(c.shape)));
-    ReferenceOptions reference_options;
-    reference_options.precision = planned.precision;
-    reference_options.threads = o.threads;
-    reference_options.sample = planned.sample;
-    reference_options.strict_bounds = planned.precision != Precision::float64 || o.policy.strict;  // notes
-    const ReferenceResult reference = compute_reference(c, reference_options);
+    const ReferenceResult reference = compute_reference(c, reference_options(planned, o));
     entry.elements_total = output_elements(c);
     entry.elements_verified = verified_elements(c, reference);
     entry.fraction_verified = static_cast<double>(entry.elements_verified) / static_cast<double>(entry.elements_total);
@@ -324,6 +332,16 @@ Report run_report(const ReportOptions& o, const std::function<void(const ReportP
     check_backends(c, members, plan.executor, reference, o.policy, judged, /*diagnose=*/true);
     report.cases.push_back(std::move(entry));
     ++p.case_index;
+  };
+  for (const PlannedCase& planned : plan.cases) {
+    if (o.stop && o.stop->load()) break;
+    try {
+      run_case(planned);
+    } catch (const Interrupted&) {  // the half-run case leaves no rows: a report row always has its case
+      const std::string id = fmt::format("c{}", p.case_index);
+      std::erase_if(report.rows, [&](const Row& r) { return r.case_id == id; });
+      break;
+    }
   }
   if (o.stop && o.stop->load()) {
     report.interrupted = fmt::format("{} of {} planned cases were run.", p.case_index, plan.cases.size());

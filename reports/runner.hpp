@@ -42,6 +42,7 @@ struct ReportOptions {
   int threads = 0;                      //!< reference threads (0: all cores)
   int timing_warmup = 3, timing_repeats = 10;
   const std::atomic<bool>* stop = nullptr;  //!< set to stop after the current case; the report says so
+  double max_reference_seconds = 0;     //!< > 0: refuse the plan if one case's reference would take longer
 };
 
 //! One case the report runs: its request and what the reference computes of it.

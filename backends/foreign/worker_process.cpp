@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstring>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include <fmt/format.h>
@@ -22,6 +23,16 @@ extern char** environ;
 
 namespace scancheck::foreign {
 namespace {
+
+//! The process groups of the workers alive, for end_workers_for_exit (a signal ends scancheck).
+struct LiveGroups {
+  std::mutex mutex;
+  std::set<pid_t> pids;
+};
+LiveGroups& live_groups() {
+  static LiveGroups* groups = new LiveGroups;  // never destroyed: a signal may end the process at any time
+  return *groups;
+}
 
 using Clock = std::chrono::steady_clock;
 
@@ -100,11 +111,20 @@ WorkerProcess::WorkerProcess(const std::vector<std::string>& argv) {
   }
   ::fcntl(from_child_, F_SETFL, O_NONBLOCK);
   ::fcntl(child_errors_, F_SETFL, O_NONBLOCK);
+  std::lock_guard lock(live_groups().mutex);
+  live_groups().pids.insert(pid_);
 }
 
 WorkerProcess::~WorkerProcess() {
   if (pid_ > 0 && ended_.empty()) kill();
   close_fds();
+  std::lock_guard lock(live_groups().mutex);
+  live_groups().pids.erase(pid_);
+}
+
+void end_workers_for_exit() {
+  live_groups().mutex.lock();  // held until the process ends: no worker starts after this
+  for (const pid_t group : live_groups().pids) ::killpg(group, SIGKILL);
 }
 
 void WorkerProcess::close_fds() {

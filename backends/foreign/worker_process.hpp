@@ -60,4 +60,8 @@ class WorkerProcess {
   std::string ended_;    //!< how it ended, once reaped
 };
 
+//! Kills every worker's process group (SIGKILL) and lets no new one start: the last thing a process
+//! ending on a signal does (cli/interrupt.hpp), so no worker outlives scancheck.
+void end_workers_for_exit();
+
 }  // namespace scancheck::foreign

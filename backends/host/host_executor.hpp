@@ -37,6 +37,7 @@ class HostExecutor {
   template <class Body>
   void launch(const std::string& /*kernel*/, kernels::Grid grid, const Body& body) {
     const std::int64_t total = grid.size();
+    if (total == 0) return;  // an empty grid launches nothing, as on the device (and Grid::at would divide by 0)
     // Below a few thousand programs a thread costs more than it saves.
     const std::int64_t parts = std::min<std::int64_t>(threads_, std::max<std::int64_t>(1, total / 4096));
     if (parts <= 1) return run_range(grid, body, 0, total);

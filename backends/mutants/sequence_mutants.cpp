@@ -30,6 +30,7 @@ auto decorate_direction() {
 template <template <class> class Decorator, template <class, class> class Sequence, bool fused = false>
 auto decorate_kind(const char* mutant) {
   return decorate_sequences([mutant](const auto& seq) {
+    (void)mutant;  // read by the fused instantiations only
     using Seq = std::decay_t<decltype(seq)>;
     if constexpr (is_sequence_v<Seq, Sequence>) {
       if constexpr (fused) require_fused(seq.fused, mutant);

@@ -193,7 +193,7 @@ TEST(Npy, FloatFromFloat64MustBeExactUnlessRounding) {
 TEST(Npy, ConversionsBetweenKinds) {
   TempDir dir;
   write_npy(dir / "f.npy", Tensor<float>({2}, {0.1f, -3.0f}));
-  write_npy(dir / "i.npy", Tensor<std::int32_t>({1}, {7}));
+  write_npy(dir / "i.npy", Tensor<std::int32_t>({1}, std::int32_t{7}));
   EXPECT_EQ(read_npy_double(dir / "f.npy")[0], static_cast<double>(0.1f));
   EXPECT_TRUE(contains(input_error([&] { read_npy_float(dir / "i.npy"); }), "i.npy: holds int32"));
   EXPECT_TRUE(contains(input_error([&] { read_npy_double(dir / "i.npy"); }), "i.npy: holds int32"));

@@ -239,7 +239,7 @@ TEST(ReportMarkdown, VerdictFirstThenATablePerArchitecture) {
     previous = at;
   }
   EXPECT_NE(md.find("| backend | worst tensor | error / bound | baseline ratio | ULP p99 | max ULP |"), std::string::npos);
-  EXPECT_NE(md.find("| `rglru/sequential@bf16` |"), std::string::npos);
+  EXPECT_NE(md.find("| rglru/sequential@bf16 |"), std::string::npos);
   EXPECT_EQ(md.find("## Failures"), std::string::npos);
 }
 
@@ -268,7 +268,7 @@ TEST(ReportTimings, DeviceTimesStandBesideTheErrors) {
   r.rows.front().timing->median_ms = 1.5;  // the largest median of its backend's forward rows is shown
   const std::string md = render_markdown(r);
   EXPECT_NE(md.find("| fwd ms | bwd ms |"), std::string::npos);
-  EXPECT_NE(md.find(fmt::format("| `{}` |", r.rows.front().backend)), std::string::npos);
+  EXPECT_NE(md.find(fmt::format("| {} |", r.rows.front().backend)), std::string::npos);
   EXPECT_NE(md.find(" 1.5 | 0.75 |"), std::string::npos);
   const std::string html = render_html(r);
   EXPECT_NE(html.find("<th>forward ms</th><th>backward ms</th>"), std::string::npos);
