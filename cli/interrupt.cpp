@@ -2,6 +2,7 @@
 #include "cli/interrupt.hpp"
 
 #include <pthread.h>
+#include <unistd.h>
 
 #include <csignal>
 #include <cstdio>
@@ -29,8 +30,9 @@ sigset_t interrupt_signals() {
 [[noreturn]] void end_now(int signal) {
   foreign::end_workers_for_exit();
   discard_temporaries_for_exit();
-  std::fprintf(stderr, "\nscancheck: interrupted by %s: stopped without writing a partial output\n",
-               signal == SIGINT ? "SIGINT" : "SIGTERM");
+  // On a terminal the progress line may be live: end it first.
+  std::fprintf(stderr, "%sscancheck: interrupted by %s: stopped without writing a partial output\n",
+               ::isatty(STDERR_FILENO) ? "\n" : "", signal == SIGINT ? "SIGINT" : "SIGTERM");
   std::fflush(stderr);
   std::_Exit(130);
 }

@@ -97,9 +97,12 @@ fs::path temporary_sibling(const fs::path& path) {
   return fs::path(path.string() + fmt::format(".tmp-{}-{}", ::getpid(), counter++));
 }
 
-void write_file(const fs::path& file, std::initializer_list<std::string_view> parts) {
+namespace {
+
+//! write_file of `file`, whose errors name `shown` (the name the user gave, not a temporary one).
+void write_file_as(const fs::path& file, std::initializer_list<std::string_view> parts, const fs::path& shown) {
   const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) cannot_write(file, errno);
+  if (fd < 0) cannot_write(shown, errno);
   int error = 0;
   for (std::string_view part : parts)
     if ((error = write_all(fd, part)) != 0) break;
@@ -107,13 +110,19 @@ void write_file(const fs::path& file, std::initializer_list<std::string_view> pa
   if (::close(fd) != 0 && error == 0) error = errno;
   if (error != 0) {
     ::unlink(file.c_str());
-    cannot_write(file, error);
+    cannot_write(shown, error);
   }
+}
+
+}  // namespace
+
+void write_file(const fs::path& file, std::initializer_list<std::string_view> parts) {
+  write_file_as(file, parts, file);
 }
 
 void write_file_atomically(const fs::path& file, std::initializer_list<std::string_view> parts) {
   Temporary tmp(temporary_sibling(file));
-  write_file(tmp.path(), parts);
+  write_file_as(tmp.path(), parts, file);
   std::error_code ec;
   tmp.commit([&] { fs::rename(tmp.path(), file, ec); });
   if (ec) {
@@ -121,6 +130,8 @@ void write_file_atomically(const fs::path& file, std::initializer_list<std::stri
     cannot_write(file, ec.value());
   }
 }
+
+namespace {
 
 //! The directory `dir` names ("out/" names "out"); a name ending in "." or ".." is refused (replacing it
 //! would replace a directory the user named only as a place, often the current one), and so is a path
@@ -136,6 +147,8 @@ fs::path directory_target(const fs::path& dir) {
     throw InputError(fmt::format("cannot write directory '{}': it exists and is not a directory", dir.string()));
   return target;
 }
+
+}  // namespace
 
 void write_directory_atomically(const fs::path& dir, const std::function<void(const fs::path& tmp)>& fill) {
   const fs::path target = directory_target(dir);
@@ -163,6 +176,13 @@ void write_directory_atomically(const fs::path& dir, const std::function<void(co
     std::error_code ignored;
     fs::remove_all(tmp, ignored);
     throw InputError(fmt::format("cannot write directory '{}': {}", target.string(), e.code().message()));
+  } catch (const InputError& e) {  // a file inside: name it where the user will look for it
+    std::error_code ignored;
+    fs::remove_all(tmp, ignored);
+    std::string message = e.what();
+    for (std::size_t at; (at = message.find(tmp.string())) != std::string::npos;)
+      message.replace(at, tmp.string().size(), target.string());
+    throw InputError(message);
   } catch (...) {
     std::error_code ignored;
     fs::remove_all(tmp, ignored);

@@ -135,6 +135,28 @@ if [ $rc -eq 130 ] && grep -q '"interrupted":"' "$work/term-report/report.json" 
 else
   fail "SIGTERM leaves an interrupted, valid report (exit $rc)"
 fi
+# SIGTERM during a long reference or check (subcommands that do not stop cooperatively): within two
+# seconds, exit 130, one line, no output and no temporary directory.
+"$bin" make-case --arch rglru --batch 4 --length 3000 --width 64 --heads 4 --seed 1 --out "$work/long-case" >/dev/null
+for cmd in "reference --case $work/long-case --out $work/long-ref --threads 1" \
+    "check --case $work/long-case --backend rglru/sequential@fp32 --threads 1"; do
+  # shellcheck disable=SC2086
+  "$bin" $cmd >/dev/null 2>"$work/term.err" &
+  pid=$!
+  sleep 1
+  kill -TERM "$pid"
+  killed_at=$(date +%s%N)
+  wait "$pid"
+  rc=$?
+  took_ms=$(( ($(date +%s%N) - killed_at) / 1000000 ))
+  if [ $rc -eq 130 ] && [ "$took_ms" -lt 2000 ] && [ "$(grep -c . "$work/term.err")" -eq 1 ] &&
+      grep -q '^scancheck: interrupted by SIGTERM' "$work/term.err" && [ ! -e "$work/long-ref" ] &&
+      ! compgen -G "$work/long-ref.tmp-*" >/dev/null; then
+    pass
+  else
+    fail "SIGTERM during ${cmd%% *}: exit $rc after $took_ms ms; $(cat "$work/term.err")"
+  fi
+done
 # A file-size limit: one line, exit 2, no partial file or temporary directory (not a death by SIGXFSZ).
 (ulimit -f 10; "$bin" report --preset quick --backends 'scan/chunk16@fp32' --lengths 2,33 --out "$work/fsize" \
   >/dev/null 2>"$work/fsize.err")
@@ -142,6 +164,26 @@ rc=$?
 # stderr holds the progress lines of a log and then the one error line, which names the reason.
 [ $rc -eq 2 ] && [ "$(grep -c . <(grep -v '^\[' "$work/fsize.err"))" -eq 1 ] && grep -q '^scancheck: error: .*File too large$' "$work/fsize.err" && [ ! -e "$work/fsize" ] && ! compgen -G "$work/fsize.tmp-*" >/dev/null &&
   pass || { fail "a file-size limit is one line and exit 2 (exit $rc)"; cat "$work/fsize.err"; }
+# The same limit while writing a case, a reference and findings.
+"$bin" make-case --arch rglru --batch 2 --length 300 --width 64 --heads 2 --seed 1 --out "$work/big-case" >/dev/null
+echo '{"bound_factor": 0, "baseline_factor": 0, "baseline_slack_ulps": 0, "baseline_slack_bound": 0}' >"$work/zero-policy.json"
+# (In 1 KiB blocks; stderr goes to a file too, so the limit leaves it room. A shrunk finding is small.)
+for cmd in "4 make-case --arch rglru --batch 2 --length 300 --width 64 --heads 2 --seed 1 --out $work/limited" \
+    "4 reference --case $work/big-case --out $work/limited" \
+    "1 fuzz --backends scan/chunk16@fp32 --cases 1 --policy $work/zero-policy.json --findings $work/limited"; do
+  # shellcheck disable=SC2086
+  (ulimit -f "${cmd%% *}"; "$bin" ${cmd#* } >/dev/null 2>"$work/limit.err")
+  rc=$?
+  if [ $rc -eq 2 ] && grep -q '^scancheck: error: .*File too large$' "$work/limit.err" &&
+      ! compgen -G "$work/limited/*/finding.json" >/dev/null && ! compgen -G "$work/limited*.tmp-*" >/dev/null &&
+      ! compgen -G "$work/limited/*.tmp-*" >/dev/null && { [ ! -e "$work/limited" ] || [ -z "$(ls -A "$work/limited")" ]; }; then
+    pass
+  else
+    cmd=${cmd#* }
+    fail "a file-size limit while writing: ${cmd%% *} (exit $rc): $(grep -v '^\[' "$work/limit.err" | head -2)"
+  fi
+  rm -rf "$work/limited"
+done
 expect_bad_input_leaving_nothing "bad shard" "" fuzz --backends 'scan/*' --shard 3/3
 expect_bad_input_leaving_nothing "bad duration" "" fuzz --backends 'scan/*' --time soon
 expect_bad_input_leaving_nothing "no backend matches" "" check --case "$work/clip" --backend 'lstm/*'
