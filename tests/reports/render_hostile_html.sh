@@ -20,17 +20,7 @@ scancheck=$1
 json=$2
 out=$3
 
-chromium=""
-for candidate in chromium chromium-browser google-chrome; do
-  if command -v "$candidate" >/dev/null 2>&1; then
-    chromium=$(command -v "$candidate")
-    break
-  fi
-done
-if [ -z "$chromium" ]; then
-  echo "skipped: chromium is not installed (Debian: apt-get install chromium; ci/bootstrap.sh does)"
-  exit 77
-fi
+. "$(dirname "$0")/find_chromium.sh"
 if [ ! -s "$json" ]; then
   echo "no report at $json: UntrustedText.WritesTheHostileReportForTheBrowserTest did not write it"
   exit 1

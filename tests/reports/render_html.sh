@@ -14,17 +14,7 @@ fi
 html=$1
 png=$2
 
-chromium=""
-for candidate in chromium chromium-browser google-chrome; do
-  if command -v "$candidate" >/dev/null 2>&1; then
-    chromium=$(command -v "$candidate")
-    break
-  fi
-done
-if [ -z "$chromium" ]; then
-  echo "skipped: chromium is not installed (Debian: apt-get install chromium; ci/bootstrap.sh does)"
-  exit 77
-fi
+. "$(dirname "$0")/find_chromium.sh"
 if [ ! -s "$html" ]; then
   echo "no page at $html: html_test (HtmlReport.WritesThePageForTheRenderTest) did not write it"
   exit 1
