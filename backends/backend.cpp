@@ -2,7 +2,10 @@
 #include "backends/backend.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -157,6 +160,43 @@ BackendTiming time_backend(const BackendInfo& backend, const Case& c, int warmup
   if (!backend.time) throw InputError(fmt::format("backend {} has no device timing", backend.name));
   return as_backend_failure(fmt::format("timing {} on {}", backend.name, to_string(c.shape)),
                             [&] { return backend.time(c, warmup, repeats); });
+}
+
+int cuda_device_count() {
+#if SCANCHECK_HAVE_CUDA
+  return cuda::device_status().count;
+#else
+  return 0;
+#endif
+}
+
+void use_cuda_device(int ordinal) {
+#if SCANCHECK_HAVE_CUDA
+  std::string chosen = std::to_string(ordinal);
+  if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES"); visible && *visible) {
+    std::vector<std::string> ids;
+    std::string id;
+    for (const char* c = visible;; ++c) {
+      if (*c == ',' || *c == 0) {
+        ids.push_back(id);
+        id.clear();
+        if (*c == 0) break;
+      } else {
+        id += *c;
+      }
+    }
+    if (ordinal < 0 || ordinal >= std::ssize(ids))
+      throw InputError(fmt::format("--device {}: CUDA_VISIBLE_DEVICES='{}' makes {} device(s) visible", ordinal,
+                                   visible, ids.size()));
+    chosen = ids[static_cast<std::size_t>(ordinal)];
+  }
+  setenv("CUDA_VISIBLE_DEVICES", chosen.c_str(), 1);
+  const auto status = cuda::device_status();
+  if (status.count == 0)
+    throw InputError(fmt::format("--device {}: no such CUDA device here ({})", ordinal, status.reason));
+#else
+  throw InputError(fmt::format("--device {}: this scancheck was built without the CUDA executor", ordinal));
+#endif
 }
 
 std::optional<std::string> cuda_device_name() {

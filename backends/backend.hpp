@@ -145,6 +145,14 @@ BackendTiming time_backend(const BackendInfo& backend, const Case& c, int warmup
 //! The name of the CUDA device the cuda executor would use, or nothing without one.
 std::optional<std::string> cuda_device_name();
 
+//! The CUDA devices this process can use (0 without a cuda build, a driver or a device).
+int cuda_device_count();
+
+//! Makes the `ordinal`-th visible CUDA device (of CUDA_VISIBLE_DEVICES when it is set) the only one this
+//! process sees, for every thread: call it before anything touches CUDA. Throws InputError without a cuda
+//! build or without such a device.
+void use_cuda_device(int ordinal);
+
 //! Throws InputError when this build or machine cannot run `executor` (no cuda build, no device).
 void require_executor(Executor executor);
 

@@ -16,7 +16,17 @@ packages=(
   cmark-gfm
   # Foreign backends: the C ABI plugins' tensors are DLPack views; the example and test workers use numpy.
   libdlpack-dev python3-numpy python3-torch
+  # `scancheck history` keeps every report in an SQLite database (reports/history.cpp).
+  libsqlite3-dev
+  # A joined speed profile (--timings) is identified in the report by its SHA-256 (OpenSSL's libcrypto).
+  libssl-dev
 )
+
+# `ci/bootstrap.sh cluster`: also Slurm and munge, for the on-demand test on a real Slurm
+# (tests/cluster/slurm_campaign.sh, ctest label cluster); CI does not install them.
+if [ "${1:-}" = cluster ]; then
+  packages+=(slurm-wlm munge)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -13,6 +13,9 @@
 #                           synccheck over every CUDA backend (`check --executor cuda`) at small awkward
 #                           shapes (odd lengths, widths off the warp size, several heads, no h0); writes
 #                           $OUT/compute-sanitizer.md (or docs/); any finding fails the check
+#   ci/gpu-check.sh parallel there: the gpu-labelled tests under `ctest -j` with a resource spec written from
+#                           nvidia-smi (ci/gpu-resources.sh; side by side, one GPU each), then
+#                           `fuzz --devices all` (one shard per GPU, findings together) into $OUT (or build/)
 # Budget: each half must finish in under 8 minutes (it prints its own elapsed time).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -135,8 +138,23 @@ case "$mode" in
     echo "gpu-check sanitize: $(( $(date +%s) - start )) s, results in $out/compute-sanitizer.md"
     exit $status
     ;;
+  parallel)
+    start=$(date +%s)
+    export LD_LIBRARY_PATH="$PWD/$build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    out=${OUT:-build}
+    mkdir -p "$out"
+    bash ci/gpu-resources.sh "$out/gpu-resources.json"
+    gpus=$(nvidia-smi --query-gpu=index --format=csv,noheader | wc -l)
+    status=0
+    ctest --test-dir "$build" -L gpu -j "$gpus" --resource-spec-file "$out/gpu-resources.json" \
+      --output-on-failure --timeout 300 2>&1 | tee "$out/gpu-ctest.log" || status=1
+    timeout 200 "$build/cli/scancheck" fuzz --executor cuda --devices all --backends 'rglru/*chunk16*@fp32' \
+      --cases 20 --findings "$out/fuzz-devices" 2>&1 | tee "$out/fuzz-devices.log" || status=1
+    echo "gpu-check parallel: $(( $(date +%s) - start )) s on $gpus GPU(s)"
+    exit $status
+    ;;
   *)
-    echo "usage: ci/gpu-check.sh build|run|report|sanitize" >&2
+    echo "usage: ci/gpu-check.sh build|run|report|sanitize|parallel" >&2
     exit 2
     ;;
 esac

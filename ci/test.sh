@@ -6,6 +6,7 @@
 #   2. when nvcc is present, the ci preset (GCC, CUDA for sm_90, warnings are errors): the executable and
 #      every test program that links the CUDA executor, and the tests whose behaviour the CUDA build changes
 #      (label gpu, skipped without a device; the CUDA executor's own; the CLI's and the CUDA plugin's).
+#   Between them, the campaign test on a real Slurm (label cluster), where Slurm is installed.
 # Usage: ci/test.sh            both, as CI runs them
 #        ci/test.sh PRESET     one preset, all of its tests (ci, asan-ubsan, ci-nocuda, default, tsan)
 set -euo pipefail
@@ -21,6 +22,9 @@ fi
 start=$(date +%s)
 bash ci/build.sh asan-ubsan
 ctest --preset asan-ubsan
+# A real Slurm on this machine (tests/cluster/slurm_campaign.sh): skipped, never passed, without Slurm
+# (`ci/bootstrap.sh cluster` installs it; CI does) or root.
+ctest --preset cluster
 echo "ci/test.sh: asan-ubsan done after $(( $(date +%s) - start )) s"
 if command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; then
   cmake --preset ci >/dev/null

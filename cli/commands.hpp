@@ -4,7 +4,10 @@
 //! the action to run once parsing succeeded; actions only glue the libraries below cli/.
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -25,7 +28,19 @@ void add_report(CLI::App& app, Action& action);
 void add_render(CLI::App& app, Action& action);
 void add_diff(CLI::App& app, Action& action);
 void add_merge(CLI::App& app, Action& action);
+void add_history(CLI::App& app, Action& action);
 void add_calibrate(CLI::App& app, Action& action);
 void add_plugin_host(CLI::App& app, Action& action);
+void add_campaign(CLI::App& app, Action& action);
+
+//! The process's own arguments (argv[1..]), kept by main for the commands that start copies of themselves
+//! (`fuzz --devices`: one shard per GPU).
+void remember_command_line(int argc, char** argv);
+const std::vector<std::string>& command_line();
+
+//! Checks `scancheck report`'s arguments `args` (without --out and --shard) with the report's own parser and,
+//! for built-in backends, that a run split into `shards` gives every shard a case; returns the report's label.
+//! Throws InputError naming the problem.
+std::string check_report_arguments(const std::vector<std::string>& args, std::int64_t shards);
 
 }  // namespace scancheck::cli

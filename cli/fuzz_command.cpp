@@ -2,21 +2,36 @@
 //! @file
 //! `scancheck fuzz`: property runs over random cases (properties/fuzz.hpp) with a progress bar on a
 //! terminal and plain lines otherwise. Ctrl-C stops after the current case and keeps every finding.
+//! `--devices` runs one shard per GPU, as child processes.
 //! Exit codes: 0 no finding, 1 findings, 2 bad input, 130 interrupted without findings.
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
 #include <atomic>
+#include <chrono>
+#include <csignal>
 #include <cstdio>
+#include <cstring>
+#include <map>
 #include <memory>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/commands.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/options.hpp"
 #include "cli/progress.hpp"
+#include "core/case_request.hpp"
 #include "core/error.hpp"
 #include "properties/differential.hpp"
 #include "properties/fuzz.hpp"
+
+extern char** environ;
 
 namespace scancheck::cli {
 namespace {
@@ -34,17 +49,10 @@ double parse_duration(const std::string& text) {
   throw InputError(fmt::format("--time '{}': expected a positive duration such as 90s, 5m or 2h", text));
 }
 
-//! "i/n" with 0 <= i < n.
-std::pair<std::int64_t, std::int64_t> parse_shard(const std::string& text) {
-  long long i = -1, n = 0;
-  char tail = 0;
-  if (std::sscanf(text.c_str(), "%lld/%lld%c", &i, &n, &tail) != 2 || n < 1 || i < 0 || i >= n)
-    throw InputError(fmt::format("--shard '{}': expected i/n with 0 <= i < n", text));
-  return {i, n};
-}
-
 struct Options {
-  std::string backends, time, shard = "0/1", findings = "findings";
+  std::string backends, time, findings = "findings";
+  ShardOption shard;
+  std::string devices;  //!< --devices all | 0,2,...: one shard per GPU
   std::vector<std::string> regimes;
   std::int64_t cases = 0;
   std::uint64_t seed = 1;
@@ -64,12 +72,105 @@ std::string progress_line(const FuzzOptions& f, const FuzzProgress& p) {
                      rate, p.findings.size(), eta);
 }
 
+//! The GPUs of --devices: "all" (every visible one) or a list of ordinals.
+std::vector<int> devices_of(const std::string& text) {
+  const int count = cuda_device_count();
+  std::vector<int> devices;
+  if (text == "all") {
+    for (int d = 0; d < count; ++d) devices.push_back(d);
+    if (devices.empty()) throw InputError("--devices all: no CUDA device is visible here");
+    return devices;
+  }
+  for (const std::int64_t d : parse_integer_list(text, "--devices")) {
+    if (d < 0 || d >= count)
+      throw InputError(fmt::format("--devices {}: device {} is not one of the {} visible here", text, d, count));
+    devices.push_back(static_cast<int>(d));
+  }
+  return devices;
+}
+
+//! This command's arguments for the shard on `device`: --devices gone, --device and --shard added.
+std::vector<std::string> shard_arguments(int device, std::size_t index, std::size_t count) {
+  std::vector<std::string> args{"/proc/self/exe"};
+  const std::vector<std::string>& mine = command_line();
+  for (std::size_t i = 0; i < mine.size(); ++i) {
+    if (mine[i] == "--devices") ++i;  // and its value
+    else if (!mine[i].starts_with("--devices=")) args.push_back(mine[i]);
+  }
+  for (const std::string& a : {std::string("--device"), std::to_string(device), std::string("--shard"),
+                               fmt::format("{}/{}", index, count)})
+    args.push_back(a);
+  return args;
+}
+
+pid_t start_shard(const std::vector<std::string>& argv) {
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t none, defaults;
+  sigemptyset(&none);
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGINT);
+  sigaddset(&defaults, SIGTERM);
+  // The watcher thread blocks these signals in this process; a shard must receive them itself.
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setsigmask(&attr, &none);
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  const int failed = posix_spawn(&pid, args[0], nullptr, &attr, args.data(), environ);
+  posix_spawnattr_destroy(&attr);
+  if (failed) throw InputError(fmt::format("cannot start a fuzz shard: {}", std::strerror(failed)));
+  return pid;
+}
+
+//! `fuzz --devices`: one shard per GPU, each a copy of this command on its own device, all saving into the
+//! one findings directory (the shards draw disjoint seed streams, so their findings never collide). A
+//! signal here is passed on to every shard, which stops after its current case. Exit: the worst shard's.
+int fuzz_on_devices(const Options& o) {
+  if (o.executor.name != "cuda") throw InputError("--devices needs --executor cuda");
+  if (!o.shard.text.empty() || o.executor.device >= 0)
+    throw InputError("--devices chooses each shard's --device and --shard itself: drop those");
+  const std::vector<int> devices = devices_of(o.devices);
+  std::map<pid_t, int> running;  // pid -> device
+  for (std::size_t i = 0; i < devices.size(); ++i) running[start_shard(shard_arguments(devices[i], i, devices.size()))] = devices[i];
+  std::printf("fuzz: %zu shards, one per device (%s), findings in %s\n", devices.size(),
+              fmt::format("{}", fmt::join(devices, ", ")).c_str(), o.findings.c_str());
+  int worst = 0;
+  bool passed_on = false;
+  while (!running.empty()) {
+    if (stop_on_interrupt().load() && !passed_on) {
+      for (const auto& [pid, device] : running) ::kill(pid, SIGTERM);
+      passed_on = true;
+    }
+    int status = 0;
+    const pid_t pid = ::waitpid(-1, &status, WNOHANG);
+    if (pid <= 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      continue;
+    }
+    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    if (const auto it = running.find(pid); it != running.end()) {
+      if (code != 0) std::printf("fuzz: the shard on device %d ended with exit code %d\n", it->second, code);
+      running.erase(it);
+    }
+    // Bad input outranks failures, failures outrank an interruption.
+    const auto rank = [](int c) { return c == 2 ? 4 : c == 1 ? 3 : c == 130 ? 2 : c == 0 ? 0 : 1; };
+    if (rank(code) > rank(worst)) worst = code;
+  }
+  return worst;
+}
+
 int run_fuzz(const Options& o) {
+  if (!o.devices.empty()) return fuzz_on_devices(o);
   o.foreign.load();
   FuzzOptions f;
   f.backends = match_backends(o.backends);
   f.seed = o.seed;
-  std::tie(f.shard, f.shards) = parse_shard(o.shard);
+  const ShardOption::Choice shard = o.shard.choice();
+  f.shard = shard.index;
+  f.shards = shard.count;
   if (o.cases < 0) throw InputError("--cases must be positive");
   if (o.cases > 0) f.cases = o.cases;
   if (!o.time.empty()) f.seconds = parse_duration(o.time);
@@ -89,8 +190,10 @@ int run_fuzz(const Options& o) {
     ProgressLine progress;
     p = fuzz(f, [&](const FuzzProgress& now) { progress.show(progress_line(f, now), now.elapsed, now.cases % 50 == 0); });
   }
+  const std::string shard_text = fmt::format("{}/{}{}", shard.index, shard.count,
+                                             shard.from.empty() || shard.from == "--shard" ? "" : " (" + shard.from + ")");
   std::printf("fuzz: %lld cases, %lld backend runs in %.1f s, shard %s, seed %llu%s\n",
-              static_cast<long long>(p.cases), static_cast<long long>(p.checks), p.elapsed, o.shard.c_str(),
+              static_cast<long long>(p.cases), static_cast<long long>(p.checks), p.elapsed, shard_text.c_str(),
               static_cast<unsigned long long>(o.seed), p.interrupted ? " (interrupted)" : "");
   for (std::size_t i = 0; i < p.findings.size(); ++i) {
     const Finding& finding = p.findings[i];
@@ -114,7 +217,9 @@ void add_fuzz(CLI::App& app, Action& action) {
   cmd->add_option("--cases", o->cases, "number of cases (default 100 without --time)")->check(positive_integer);
   cmd->add_option("--time", o->time, "run for this long: 90s, 5m, 2h");
   cmd->add_option("--seed", o->seed, "seed of the case stream (default 1)");
-  cmd->add_option("--shard", o->shard, "i/n: this run's share of the stream (disjoint seed streams)");
+  o->shard.add_to(*cmd);
+  cmd->add_option("--devices", o->devices,
+                  "all | 0,1,...: one shard per GPU (the cuda executor), each on its own device; findings together");
   cmd->add_option("--findings", o->findings, "directory for shrunk failing cases (default ./findings)");
   cmd->add_option("--regimes", o->regimes, "only these regimes, e.g. default,long_memory (default: all five)")
       ->delimiter(',');

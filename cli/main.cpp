@@ -32,6 +32,7 @@ int main(int argc, char** argv) {
   // not a death by SIGXFSZ that leaves temporary files behind.
   std::signal(SIGXFSZ, SIG_IGN);
   scancheck::cli::watch_interrupts();
+  scancheck::cli::remember_command_line(argc, argv);
   CLI::App app{"scancheck: exact references and differential tests for GPU scan backends"};
   app.require_subcommand(1);
   const scancheck::BuildInfo& build = scancheck::build_info();
@@ -49,7 +50,9 @@ int main(int argc, char** argv) {
   scancheck::cli::add_render(app, action);
   scancheck::cli::add_diff(app, action);
   scancheck::cli::add_merge(app, action);
+  scancheck::cli::add_history(app, action);
   scancheck::cli::add_calibrate(app, action);
+  scancheck::cli::add_campaign(app, action);
   scancheck::cli::add_plugin_host(app, action);
   try {
     app.parse(argc, argv);

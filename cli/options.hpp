@@ -5,6 +5,7 @@
 //! run (--executor).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -42,13 +43,37 @@ struct ReferenceBudget {
   void require(const Case&, const ReferenceOptions&) const;
 };
 
-//! --executor host | cuda (| auto where `allow_auto`).
+//! --executor host | cuda (| auto where `allow_auto`) and --device N: which GPU the cuda executor uses (the
+//! N-th visible one; it becomes the only one the process sees).
 struct ExecutorOption {
   std::string name = "host";
+  int device = -1;  //!< -1: the default device
 
   void add_to(CLI::App& cmd, bool allow_auto = false);
-  Executor executor() const { return parse_executor(name); }
+  //! The executor, its device selected first (InputError: --device with the host executor, no such device).
+  Executor executor() const;
   bool automatic() const { return name == "auto"; }
+  //! Selects --device, once per process, before anything touches CUDA.
+  void select_device() const;
+};
+
+//! --shard i/n: this run's part of a run split across machines (disjoint parts that together are the whole).
+//! Without the flag, the part a scheduler assigned, so one command line serves every task of a job:
+//!   - a Slurm job array: SLURM_ARRAY_TASK_ID, _MIN, _STEP and _COUNT (index (ID - MIN) / STEP);
+//!   - a Kubernetes indexed Job: JOB_COMPLETION_INDEX, and SCANCHECK_SHARD_COUNT set to the Job's completions
+//!     (Kubernetes does not tell a pod how many completions there are);
+//! otherwise the whole run (0/1). `--shard 0/1` opts out inside such a job.
+struct ShardOption {
+  std::string text;
+
+  struct Choice {
+    std::int64_t index = 0, count = 1;
+    std::string from;  //!< "--shard", "SLURM_ARRAY_TASK_ID", "JOB_COMPLETION_INDEX" or "" (the whole run)
+  };
+
+  void add_to(CLI::App& cmd);
+  //! Throws InputError for a malformed --shard or an inconsistent environment, naming the variable.
+  Choice choice() const;
 };
 
 //! --worker 'COMMAND' and --plugin PATH.so (both repeatable) and --timeout SECONDS: the foreign backends

@@ -5,10 +5,16 @@
 //! seconds otherwise. Ctrl-C stops after the current case and writes what was measured, marked interrupted.
 //! Exit codes: 0 every row passed, 1 some row failed, 2 bad input, 130 interrupted.
 //! `scancheck render` writes the same three files from an existing report.json.
+//! Both take --timings PROFILE.json [--timings-alias FROM=TO]...: a speed profile the user took of their
+//! kernels, joined to the backward rows (reports/profile.hpp); a summary line and one line per profile row
+//! that did not join go to stdout. `report` reads the profile before its run, so a malformed one costs no run.
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -18,10 +24,32 @@
 #include "cli/progress.hpp"
 #include "core/case_request.hpp"
 #include "core/error.hpp"
+#include "reports/profile.hpp"
 #include "reports/runner.hpp"
 
 namespace scancheck::cli {
 namespace {
+
+//! --timings PROFILE.json [--timings-alias FROM=TO]...
+struct TimingsOptions {
+  std::string profile;
+  std::vector<std::string> aliases;
+
+  void add_to(CLI::App& cmd) {
+    CLI::Option* timings = cmd.add_option(
+        "--timings", profile,
+        "a speed profile of your kernels (JSON, schema_version 1) to show beside the accuracy of the backward rows");
+    cmd.add_option("--timings-alias", aliases,
+                   "FROM=TO (repeatable): read the profile's architecture or provider name FROM as TO, "
+                   "e.g. samu=complex_rglru")
+        ->needs(timings);
+  }
+  bool given() const { return !profile.empty(); }
+};
+
+void print_profile_join(const reports::ProfileJoin& join) {
+  for (const std::string& line : reports::describe_profile_join(join)) std::printf("%s\n", line.c_str());
+}
 
 struct Options {
   std::string preset = "quick", backends, label, out;
@@ -31,6 +59,8 @@ struct Options {
   ReferenceBudget budget;
   ExecutorOption executor;
   ForeignOptions foreign;
+  ShardOption shard;
+  TimingsOptions timings;  //!< `scancheck report` only: a campaign joins a profile to its merged report
 };
 
 reports::ReportOptions report_options(const Options& o) {
@@ -47,6 +77,11 @@ reports::ReportOptions report_options(const Options& o) {
     if (length < 1) throw InputError(fmt::format("--lengths '{}': lengths must be >= 1", o.lengths));
   r.stop = &stop_on_interrupt();
   r.max_reference_seconds = o.budget.seconds;
+  const ShardOption::Choice shard = o.shard.choice();
+  r.shard = {shard.index, shard.count};
+  if (shard.count > 1)
+    std::printf("report: shard %lld of %lld (from %s)\n", static_cast<long long>(shard.index),
+                 static_cast<long long>(shard.count), shard.from.c_str());
   return r;
 }
 
@@ -58,7 +93,26 @@ std::string progress_line(const reports::ReportProgress& p) {
                      p.runs_total, std::min(p.case_index + 1, p.cases), p.cases, p.elapsed, eta, p.activity);
 }
 
+//! Joins the profile read before the run; should the join itself fail (two profile rows naming one row
+//! after the aliases), the run's report is still written, without the profile, before the error.
+void join_after_run(reports::Report& report, const reports::Profile& profile, const reports::ProfileAliases& aliases,
+                    const std::string& out) {
+  try {
+    reports::join_profile(report, profile, aliases);
+  } catch (const InputError& e) {
+    reports::write_report(report, out);
+    throw InputError(fmt::format("{} (the report was written to {} without the profile)", e.what(), out));
+  }
+}
+
 int run_report_command(const Options& o) {
+  o.executor.select_device();
+  std::optional<reports::Profile> profile;
+  reports::ProfileAliases aliases;
+  if (o.timings.given()) {
+    aliases = reports::parse_profile_aliases(o.timings.aliases);
+    profile = reports::load_profile(o.timings.profile);
+  }
   o.foreign.load();
   const reports::ReportOptions options = report_options(o);
   reports::Report report;
@@ -66,21 +120,28 @@ int run_report_command(const Options& o) {
     ProgressLine progress;
     report = reports::run_report(options, [&](const reports::ReportProgress& p) { progress.show(progress_line(p), p.elapsed); });
   }
+  if (profile) join_after_run(report, *profile, aliases, o.out);
   reports::write_report(report, o.out);
   std::printf("%s\nreport: %s/report.{json,md,html}\n", report.verdict.summary.c_str(), o.out.c_str());
+  if (report.profile) print_profile_join(*report.profile);
   if (stop_on_interrupt().load()) return 130;
   return report.verdict.pass ? 0 : 1;
 }
 
 struct RenderOptions {
   std::string report, out;
+  TimingsOptions timings;
 };
 
-//! report.md and report.html again from a report.json (a merged one, say), beside a copy of it.
+//! report.md and report.html again from a report.json (a merged one, say), beside a copy of it; with
+//! --timings, the profile joined first (replacing one joined before).
 int run_render(const RenderOptions& o) {
-  const reports::Report report = reports::load_report(o.report);
+  reports::Report report = reports::load_report(o.report);
+  if (o.timings.given())
+    reports::attach_profile(report, o.timings.profile, reports::parse_profile_aliases(o.timings.aliases));
   reports::write_report(report, o.out);
   std::printf("%s\nreport: %s/report.{json,md,html}\n", report.verdict.summary.c_str(), o.out.c_str());
+  if (o.timings.given()) print_profile_join(*report.profile);
   return 0;
 }
 
@@ -90,26 +151,63 @@ void add_render(CLI::App& app, Action& action) {
   auto o = std::make_shared<RenderOptions>();
   CLI::App* cmd = app.add_subcommand("render", "report.md and report.html from a report.json (e.g. a merged one)");
   cmd->add_option("report", o->report, "report.json, or a directory holding one")->required();
+  o->timings.add_to(*cmd);
   cmd->add_option("--out", o->out, "output directory (written atomically)")->required();
   cmd->callback([&action, o] { action = [o] { return run_render(*o); }; });
 }
 
+namespace {
+
+//! The report's options on `cmd`: `scancheck report` and the arguments `scancheck campaign` passes on.
+void add_report_options(CLI::App& cmd, Options& o) {
+  // The last --preset wins, so `ci/report.sh --preset ci` overrides the script's quick.
+  cmd.add_option("--preset", o.preset, "quick (default) | ci | seed-shapes")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  cmd.add_option("--backends", o.backends, "backend name or glob (default: every backend; seed-shapes: the production ones)");
+  o.executor.add_to(cmd, /*allow_auto=*/true);
+  cmd.add_option("--seed", o.seed, "seed of the case stream (default 1)");
+  cmd.add_option("--lengths", o.lengths, "quick, ci: case lengths instead of the preset's, e.g. 2,33,300");
+  cmd.add_option("--label", o.label, "the report's label (default: the preset); merge joins reports of one label");
+  o.judge.add_to(cmd);
+  o.budget.add_to(cmd);
+  o.foreign.add_to(cmd);
+  o.shard.add_to(cmd);
+  cmd.add_option("--out", o.out, "output directory (written atomically)")->required();
+}
+
+}  // namespace
+
 void add_report(CLI::App& app, Action& action) {
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("report", "Tolerance report of the backends: report.json, report.md, report.html");
-  // The last --preset wins, so `ci/report.sh --preset ci` overrides the script's quick.
-  cmd->add_option("--preset", o->preset, "quick (default) | ci | seed-shapes")
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  cmd->add_option("--backends", o->backends, "backend name or glob (default: every backend; seed-shapes: the production ones)");
-  o->executor.add_to(*cmd, /*allow_auto=*/true);
-  cmd->add_option("--seed", o->seed, "seed of the case stream (default 1)");
-  cmd->add_option("--lengths", o->lengths, "quick, ci: case lengths instead of the preset's, e.g. 2,33,300");
-  cmd->add_option("--label", o->label, "the report's label (default: the preset); merge joins reports of one label");
-  o->judge.add_to(*cmd);
-  o->budget.add_to(*cmd);
-  o->foreign.add_to(*cmd);
-  cmd->add_option("--out", o->out, "output directory (written atomically)")->required();
+  add_report_options(*cmd, *o);
+  o->timings.add_to(*cmd);
   cmd->callback([&action, o] { action = [o] { return run_report_command(*o); }; });
+}
+
+std::string check_report_arguments(const std::vector<std::string>& args, std::int64_t shards) {
+  for (const std::string& a : args)
+    if (a == "--out" || a.starts_with("--out=") || a == "--shard" || a.starts_with("--shard="))
+      throw InputError(fmt::format("report arguments: {} is the campaign's to set (--out DIR; one shard per task)", a));
+  Options o;
+  CLI::App parser{"scancheck report"};
+  add_report_options(parser, o);
+  std::vector<std::string> words{"--out", "campaign-check"};
+  words.insert(words.begin(), args.begin(), args.end());
+  std::reverse(words.begin(), words.end());  // CLI11 parses a vector from its back
+  try {
+    parser.parse(words);
+  } catch (const CLI::ParseError& e) {
+    throw InputError(fmt::format("report arguments: {}", e.what()));
+  }
+  // Planned here as on the host: the machine submitting a campaign need not have the GPUs its jobs ask for.
+  o.executor = ExecutorOption{};
+  reports::ReportOptions options = report_options(o);
+  if (o.foreign.workers.empty() && o.foreign.plugins.empty() && o.foreign.in_process_plugins.empty()) {
+    options.shard = {shards - 1, shards};  // the last shard is the first without a case, if any is
+    reports::plan_report(options);
+  }
+  return o.label.empty() ? o.preset : o.label;
 }
 
 }  // namespace scancheck::cli

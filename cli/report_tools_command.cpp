@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/options.hpp"
 #include "core/case_dir.hpp"
 #include "reports/calibrate.hpp"
 #include "reports/diff.hpp"
@@ -37,12 +38,13 @@ int run_diff(const DiffOptions& o) {
 struct MergeOptions {
   std::vector<std::string> inputs;
   std::string out;
+  std::int64_t shards = 0;
 };
 
 int run_merge(const MergeOptions& o) {
   std::vector<reports::MergeInput> inputs;
   for (const std::string& path : o.inputs) inputs.push_back({path, reports::load_report(path)});
-  const reports::Report merged = reports::merge_reports(inputs);
+  const reports::Report merged = reports::merge_reports(inputs, o.shards);
   reports::save_report_json(merged, o.out);
   std::printf("merge: %zu reports -> %s: %s\n", inputs.size(), o.out.c_str(), merged.verdict.summary.c_str());
   return 0;
@@ -78,8 +80,13 @@ void add_diff(CLI::App& app, Action& action) {
 void add_merge(CLI::App& app, Action& action) {
   auto o = std::make_shared<MergeOptions>();
   CLI::App* cmd = app.add_subcommand("merge", "Merge shard reports of one run (same label and policy)");
-  cmd->add_option("REPORTS", o->inputs, "two or more report.json files or report directories")->required();
+  cmd->add_option("REPORTS", o->inputs,
+                  "two or more report.json files or report directories (shard reports: any that were written)")
+      ->required();
   cmd->add_option("--out", o->out, "the merged report.json")->required();
+  cmd->add_option("--shards", o->shards,
+                  "the run's shard count: shards without a report are named in the merge's coverage")
+      ->check(positive_integer);
   cmd->callback([&action, o] { action = [o] { return run_merge(*o); }; });
 }
 

@@ -16,6 +16,7 @@
 #include "reports/plots/bound_ratio_heat_map.hpp"
 #include "reports/plots/error_against_length.hpp"
 #include "reports/plots/ulp_histogram.hpp"
+#include "reports/profile.hpp"
 #include "reports/row_groups.hpp"
 #include "reports/svg.hpp"
 #include "reports/summary.hpp"
@@ -226,6 +227,12 @@ code{font-family:ui-monospace,"DejaVu Sans Mono",monospace;font-size:12.5px;back
 .repro{display:block;white-space:pre-wrap;overflow-wrap:anywhere;margin-top:6px}
 .repro::before{content:"$ ";color:var(--muted)}
 #scope li{margin:3px 0}
+.profile-facts{margin:8px 0;max-width:1080px}
+.profile-method{margin:4px 0 12px;padding:6px 12px;border-left:4px solid var(--rule);background:var(--panel)}
+table.speed td{vertical-align:top}
+table.speed th{white-space:normal;vertical-align:bottom}
+table.speed td:first-child{white-space:normal;overflow-wrap:anywhere;max-width:380px}
+td.categories{text-align:left;font-size:11.5px;color:var(--muted)}
 footer{margin-top:40px;color:var(--muted);font-size:12px}
 )css";
 
@@ -264,6 +271,7 @@ std::string method_facts(const Method& m) {
                       fact("bounds", m.bounds) + fact("baseline", m.baseline) + fact("sampling", m.sampling) +
                       fact("seed", std::to_string(m.seed)) + fact("backends", m.backends);
   if (!m.lengths.empty()) items += fact("lengths", fmt::format("{}", fmt::join(m.lengths, ", ")));
+  if (m.shard) items += fact("shard", describe_shard(m));
   return facts_box("Method", items, true);
 }
 
@@ -273,7 +281,8 @@ std::string coverage_facts(const Coverage& c) {
                        fact("cases", std::to_string(c.cases)) + fact("shapes", std::to_string(c.shapes)) +
                        fact("rows", std::to_string(c.rows)) +
                        fact("elements", fmt::format("{} verified of {}", c.elements_verified, c.elements_total)) +
-                       fact("fraction verified", percent(c.fraction_verified)));
+                       fact("fraction verified", percent(c.fraction_verified)) +
+                       (c.shards ? fact("shards", describe_shards(c)) : std::string()));
 }
 
 std::string policy_facts(const TolerancePolicy& p) {
@@ -293,6 +302,87 @@ std::string summary_section(const Report& r) {
   out += run_facts(r) + environment_facts(r.environment) + coverage_facts(r.coverage) + policy_facts(r.policy) +
          method_facts(r.method);
   out += "</div>\n</header>\n";
+  return out;
+}
+
+// measured speed: the user's profile (profile.hpp)
+
+//! Microseconds for reading: whole ones from 100 up, three significant digits below.
+std::string microseconds(double us) { return us >= 100 ? fmt::format("{:.0f}", us) : num(us); }
+
+//! "copy 486 µs (32%)<br>gemm 181 µs (12%)<br>..." of a timing's largest categories, escaped.
+std::string largest_categories_html(const ProfileTiming& t) {
+  std::vector<std::string> parts;
+  for (const auto& [name, c] : largest_categories(t, 3))
+    parts.push_back(fmt::format("{} {} µs ({})", escape(name), microseconds(c.duration_us),
+                                percent(t.summed_cuda_duration_us > 0 ? c.duration_us / t.summed_cuda_duration_us : 0)));
+  return parts.empty() ? "–" : fmt::format("{}", fmt::join(parts, "<br>"));
+}
+
+std::string profile_facts(const ProfileJoin& p) {
+  std::vector<std::string> aliases;
+  for (const ProfileAlias& a : p.aliases) aliases.push_back(a.from + " → " + a.to);
+  return fmt::format("<dl class=\"profile-facts\">{}{}{}{}{}{}</dl>\n", fact("profile file", p.source.file),
+                     fact("size", fmt::format("{} bytes, {} rows", p.source.bytes, p.source.rows)),
+                     fact("SHA-256", p.source.sha256),
+                     fact("aliases", aliases.empty() ? "none" : fmt::format("{}", fmt::join(aliases, ", "))),
+                     fact("joined", fmt::format("{} of {} profile rows matched {} backward rows; {} did not",
+                                                p.rows_matched, p.source.rows, p.report_rows_timed, p.unmatched.size())),
+                     fact("direction", "backward (the profile times the backward pass)"));
+}
+
+std::string speed_table(const Report& r) {
+  const std::vector<ProfiledSpeed> speeds = profiled_speeds(r);
+  if (speeds.empty()) return "<p class=\"note\">No row of this report has a profile timing.</p>\n";
+  std::string out =
+      "<div class=\"scroll\"><table class=\"speed\">\n<thead><tr><th class=\"name\">backend</th><th>batch × length × "
+      "width</th><th>backward rows</th><th>max scaled error</th><th>error / bound</th><th class=\"name\">verdict</th>"
+      "<th>summed CUDA µs</th><th>CUDA events</th><th class=\"name\">largest categories</th></tr></thead>\n<tbody>\n";
+  for (const ProfiledSpeed& p : speeds)
+    put(out,
+        "<tr{}><td class=\"name\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"name\">{}</td>"
+        "<td>{}</td><td>{}</td><td class=\"categories\">{}</td></tr>\n",
+        p.rows_failed == 0 ? "" : " class=\"failed\"", escape(p.backend), to_string(p.shape), p.rows,
+        num(p.scaled_error), num(p.bound_ratio),
+        p.rows_failed == 0 ? std::string("<span class=\"verdict-pass\">pass</span>")
+                           : fmt::format("<span class=\"verdict-fail\">{}</span> ({} of {} rows)", escape(p.verdict),
+                                         p.rows_failed, p.rows),
+        microseconds(p.timing.summed_cuda_duration_us), p.timing.cuda_events, largest_categories_html(p.timing));
+  return out + "</tbody></table></div>\n";
+}
+
+std::string unmatched_profile_rows(const ProfileJoin& p) {
+  std::string out;
+  if (!p.unmatched.empty()) {
+    put(out, "<h3 id=\"profile-unmatched\">Profile rows not joined ({})</h3>\n<ul class=\"notes\">\n",
+        p.unmatched.size());
+    for (const UnmatchedProfileRow& u : p.unmatched)
+      put(out, "<li>row {} (<code class=\"backend\">{} {}</code> at {}): {}</li>\n", u.profile_row,
+          escape(u.architecture), escape(u.backend), to_string(u.shape), escape(u.reason));
+    out += "</ul>\n";
+  }
+  if (p.report_rows_unprofiled > 0)
+    put(out, "<p class=\"note\">{} backward rows of this report at profiled shapes have no profile entry: {}.</p>\n",
+        p.report_rows_unprofiled, escape(fmt::format("{}", fmt::join(p.unprofiled_backends, ", "))));
+  return out;
+}
+
+//! The user's profile beside the accuracy: per backend and shape the backward rows' worst error and verdict,
+//! the profile's summed CUDA time and largest categories; its method quoted and its provenance.
+std::string measured_speed_section(const Report& r) {
+  if (!r.profile) return "";
+  const ProfileJoin& p = *r.profile;
+  std::string out =
+      "<section id=\"measured-speed\">\n<h2>Measured speed (your profile)</h2>\n<p class=\"note\">Durations from "
+      "your profile, not measured by scancheck, beside the accuracy of the backward rows they joined to (per backend "
+      "and shape: the largest scaled error and error / bound over the rows' tensors, and their verdict).</p>\n";
+  out += profile_facts(p);
+  put(out, "<p class=\"note\">Its method, verbatim:</p>\n<blockquote class=\"profile-method\">{}</blockquote>\n",
+      escape(p.method));
+  out += speed_table(r) + unmatched_profile_rows(p);
+  out += "<ul class=\"notes\">\n";
+  for (const std::string& note : p.notes) put(out, "<li>{}</li>\n", escape(note));
+  out += "</ul>\n</section>\n";
   return out;
 }
 
@@ -317,6 +407,7 @@ std::string render_html(const Report& r) {
     out += bound_ratio_heat_map_section(r, palette);
     out += verdict_section(r);
   }
+  out += measured_speed_section(r);
   out += scope_section(r);
   put(out,
       "<footer>Written by {} {} from report.json (schema v{}); self-contained: no scripts, no external "

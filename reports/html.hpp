@@ -15,6 +15,9 @@
 //!   bound-ratio-heat-map  per architecture: backend x tensor, the largest bound ratio over the backend's rows
 //!   verdict-table         per architecture and backend: worst tensor, max ulp, bound and baseline ratios,
 //!                         rows, verdict; then every failing row with its reasons and repro line
+//!   measured-speed        with a joined speed profile (profile.hpp): per backend and shape the backward rows'
+//!                         accuracy beside the profile's summed CUDA time and largest categories, the profile's
+//!                         method quoted, its provenance, and the profile rows that did not join with why
 //!   scope                 what the numbers do and do not mean (Report::scope)
 //! Every text taken from the report is escaped; non-finite numbers never reach an SVG coordinate.
 #pragma once

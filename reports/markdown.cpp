@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "reports/profile.hpp"
 #include "reports/summary.hpp"
 
 namespace scancheck::reports {
@@ -80,6 +81,8 @@ std::string header(const Report& r) {
   s += fmt::format("| coverage | {} of {} backends, {} cases ({} shapes), {} rows; {:.4g}% of output elements verified |\n",
                    r.coverage.backends_checked, r.coverage.backends_total, r.coverage.cases, r.coverage.shapes,
                    r.coverage.rows, 100 * r.coverage.fraction_verified);
+  if (r.coverage.shards) s += fmt::format("| shards | {} |\n", describe_shards(r.coverage));
+  if (r.method.shard) s += fmt::format("| shard | {} |\n", describe_shard(r.method));
   const std::string lengths =
       r.method.lengths.empty() ? "" : fmt::format(", lengths {}", fmt::join(r.method.lengths, ", "));
   s += fmt::format("| method | preset {}, seed {}, backends {}{}; {} reference; sampling: {} |\n",
@@ -162,6 +165,74 @@ std::string architecture_table(const std::vector<BackendSummary>& backends, Arch
   return s + (fold ? "\n</details>\n\n" : "\n");
 }
 
+// ---- Measured speed (your profile) ----------------------------------------------------------------------
+
+//! Microseconds for reading: whole ones from 100 up, three significant digits below.
+std::string microseconds(double us) { return us >= 100 ? fmt::format("{:.0f}", us) : number(us); }
+
+//! "copy 486 µs (32%), gemm 181 µs (12%), ..." of a timing's largest categories.
+std::string largest_categories_text(const ProfileTiming& t) {
+  std::vector<std::string> parts;
+  for (const auto& [name, c] : largest_categories(t, 3))
+    parts.push_back(fmt::format("{} {} µs ({:.0f}%)", escape(name), microseconds(c.duration_us),
+                                t.summed_cuda_duration_us > 0 ? 100 * c.duration_us / t.summed_cuda_duration_us : 0.0));
+  return parts.empty() ? "-" : fmt::format("{}", fmt::join(parts, ", "));
+}
+
+std::string profile_provenance(const ProfileJoin& p) {
+  std::vector<std::string> aliases;
+  for (const ProfileAlias& a : p.aliases) aliases.push_back(escape(a.from) + " → " + escape(a.to));
+  return fmt::format("From the profile {} ({} bytes, SHA-256 {}, {} rows){}. {} of its rows matched {} backward "
+                     "rows of this report; {} did not.\n\n",
+                     escape(p.source.file), p.source.bytes, escape(p.source.sha256), p.source.rows,
+                     aliases.empty() ? "" : fmt::format(", read with the aliases {}", fmt::join(aliases, ", ")),
+                     p.rows_matched, p.report_rows_timed, p.unmatched.size());
+}
+
+std::string speed_table(const Report& r) {
+  const std::vector<ProfiledSpeed> speeds = profiled_speeds(r);
+  if (speeds.empty()) return "No row of this report has a profile timing.\n\n";
+  const bool fold = speeds.size() > 24;
+  std::string s = fold ? fmt::format("<details><summary>{} backends x shapes</summary>\n\n", speeds.size()) : "";
+  s += "| backend | batch × length × width | backward rows | max scaled error | error / bound | verdict | "
+       "summed CUDA µs | CUDA events | largest categories |\n|---|---|---:|---:|---:|---|---:|---:|---|\n";
+  for (const ProfiledSpeed& p : speeds)
+    s += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", escape(p.backend), to_string(p.shape), p.rows,
+                     optional_number(p.scaled_error), optional_number(p.bound_ratio),
+                     p.rows_failed == 0 ? "pass" : fmt::format("**{}** ({} of {} rows)", p.verdict, p.rows_failed, p.rows),
+                     microseconds(p.timing.summed_cuda_duration_us), p.timing.cuda_events,
+                     largest_categories_text(p.timing));
+  return s + (fold ? "\n</details>\n\n" : "\n");
+}
+
+std::string unmatched_profile_rows(const ProfileJoin& p) {
+  std::string s;
+  if (!p.unmatched.empty()) s += "Profile rows not joined:\n\n";
+  for (const UnmatchedProfileRow& u : p.unmatched)
+    s += fmt::format("- profile row {} ({} {} at {}): {}\n", u.profile_row, escape(u.architecture), escape(u.backend),
+                     to_string(u.shape), escape(u.reason));
+  if (!p.unmatched.empty()) s += "\n";
+  if (p.report_rows_unprofiled > 0) {
+    std::vector<std::string> backends;
+    for (const std::string& b : p.unprofiled_backends) backends.push_back(escape(b));
+    s += fmt::format("{} backward rows of this report at profiled shapes have no profile entry: {}.\n\n",
+                     p.report_rows_unprofiled, fmt::join(backends, ", "));
+  }
+  return s;
+}
+
+//! The user's profile beside the accuracy (profile.hpp): per backend and shape the backward rows' worst
+//! error and verdict, the profile's summed CUDA time and its largest categories; the method quoted.
+std::string measured_speed(const Report& r) {
+  if (!r.profile) return "";
+  const ProfileJoin& p = *r.profile;
+  std::string s = "## Measured speed (your profile)\n\n" + profile_provenance(p);
+  s += "Its method, verbatim:\n\n> " + escape(p.method) + "\n\n";
+  s += speed_table(r) + unmatched_profile_rows(p);
+  for (const std::string& note : p.notes) s += "- " + escape(note) + "\n";
+  return s + "\n";
+}
+
 }  // namespace
 
 std::string render_markdown(const Report& r) {
@@ -174,6 +245,7 @@ std::string render_markdown(const Report& r) {
        + number(r.policy.bound_factor) + "): what to read first. Baseline ratio: largest |error| / the sequential "
        "baseline's. ULP p99 and max ULP: distance from the correctly rounded exact value in the stored dtype; the "
        "max is large for correct backends wherever an exact value cancels to near zero.\n\n";
+  s += measured_speed(r);
   s += "### Scope\n\n";
   for (const std::string& line : r.scope) s += "- " + escape(line) + "\n";
   return s;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -14,9 +15,10 @@
 namespace scancheck::reports {
 namespace {
 
-void check_compatible(const std::vector<MergeInput>& inputs) {
-  if (inputs.size() < 2)
-    throw InputError(fmt::format("merge needs at least two reports, got {}", inputs.size()));
+void check_compatible(const std::vector<MergeInput>& inputs, bool shards) {
+  if (inputs.empty()) throw InputError("merge: no report to merge");
+  if (inputs.size() < 2 && !shards)
+    throw InputError(fmt::format("merge needs at least two reports (or shard reports), got {}", inputs.size()));
   const MergeInput& first = inputs.front();
   for (const MergeInput& in : inputs) {
     if (in.report.label != first.report.label)
@@ -83,10 +85,57 @@ std::vector<std::string> merged_scope(std::vector<std::string> scope, std::size_
   return scope;
 }
 
+//! Which shards of how many the inputs are; nullopt when none is a shard report. Every input must then be one
+//! shard of the same count, each index once.
+std::optional<ShardCoverage> shards_of(const std::vector<MergeInput>& inputs, std::int64_t expected) {
+  const auto is_shard = [](const MergeInput& in) { return in.report.method.shard.has_value(); };
+  if (std::none_of(inputs.begin(), inputs.end(), is_shard)) {
+    if (expected > 0) throw InputError(fmt::format("--shards {}: the reports are not shard reports (no method.shard)", expected));
+    return std::nullopt;
+  }
+  ShardCoverage s;
+  s.count = expected > 0 ? expected : inputs.front().report.method.shard.value_or(ShardOf{}).count;
+  std::map<std::int64_t, std::string> seen;
+  for (const MergeInput& in : inputs) {
+    if (!is_shard(in))
+      throw InputError(fmt::format("cannot merge shard reports with a whole report: {} has no method.shard", in.source));
+    const ShardOf& shard = *in.report.method.shard;
+    if (shard.count != s.count)
+      throw InputError(fmt::format("{} is shard {} of {}, but the run has {} shards", in.source, shard.index,
+                                   shard.count, s.count));
+    if (const auto [it, fresh] = seen.emplace(shard.index, in.source); !fresh)
+      throw InputError(fmt::format("shard {} of {} is in both {} and {}", shard.index, s.count, it->second, in.source));
+    if (in.report.interrupted) s.interrupted.push_back(shard.index);
+  }
+  for (std::int64_t i = 0; i < s.count; ++i) (seen.count(i) ? s.merged : s.missing).push_back(i);
+  std::sort(s.interrupted.begin(), s.interrupted.end());
+  return s;
+}
+
+//! Why a merge covers less than its run planned: shards without a report, shards and reports cut short.
+std::optional<std::string> incompleteness(const std::vector<MergeInput>& inputs, const std::optional<ShardCoverage>& shards) {
+  std::vector<std::string> what;
+  if (shards && !shards->missing.empty())
+    what.push_back(fmt::format("{} of {} shards wrote no report (shard {}: failed, preempted or never started)",
+                               shards->missing.size(), shards->count, fmt::join(shards->missing, ", ")));
+  std::vector<std::string> cut;
+  for (const auto& in : inputs)
+    if (in.report.interrupted)
+      cut.push_back(in.report.method.shard
+                        ? fmt::format("shard {} ({})", in.report.method.shard->index, *in.report.interrupted)
+                        : fmt::format("{} ({})", in.source, *in.report.interrupted));
+  if (!cut.empty())
+    what.push_back(fmt::format("{} of {} {} were interrupted: {}", cut.size(), shards ? shards->count : std::ssize(inputs),
+                               shards ? "shards" : "shard reports", fmt::join(cut, "; ")));
+  if (what.empty()) return std::nullopt;
+  return fmt::format("{}.", fmt::join(what, "; "));
+}
+
 }  // namespace
 
-Report merge_reports(const std::vector<MergeInput>& inputs) {
-  check_compatible(inputs);
+Report merge_reports(const std::vector<MergeInput>& inputs, std::int64_t expected_shards) {
+  const std::optional<ShardCoverage> shards = shards_of(inputs, expected_shards);
+  check_compatible(inputs, shards.has_value());
   const Report& first = inputs.front().report;
   Report out;
   out.label = first.label;
@@ -102,13 +151,11 @@ Report merge_reports(const std::vector<MergeInput>& inputs) {
     out.coverage.backends_total = std::max(out.coverage.backends_total, in.report.coverage.backends_total);
   }
   out.merged_from = provenance(inputs);
-  // A merge of interrupted shards is interrupted: it covers less than its shards planned.
-  std::vector<std::string> cut;
-  for (const auto& in : inputs)
-    if (in.report.interrupted) cut.push_back(fmt::format("{} ({})", in.source, *in.report.interrupted));
-  if (!cut.empty())
-    out.interrupted = fmt::format("{} of {} shard reports were interrupted: {}.", cut.size(), inputs.size(),
-                                  fmt::join(cut, "; "));
+  out.method.shard.reset();  // the merge is the run, not one of its parts
+  std::erase_if(out.scope, [](const std::string& line) { return line.starts_with("Shard "); });
+  out.coverage.shards = shards;
+  // A merge of interrupted or missing shards is interrupted: it covers less than its run planned.
+  out.interrupted = incompleteness(inputs, shards);
   summarise(out);
   return out;
 }

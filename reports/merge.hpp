@@ -5,7 +5,11 @@
 //!
 //! Contract:
 //!   - at least two inputs, all with the same label and the same tolerance policy (else the verdicts would
-//!     not mean the same thing);
+//!     not mean the same thing); shard reports (method.shard, `report --shard i/n`) may be fewer: a merge of
+//!     shards knows how many there should be (from the shards or `expected_shards`) and names in
+//!     coverage.shards the shards without a report (failed, preempted, never started) and those cut short
+//!     (interrupted); either makes the merge interrupted, never PASS. Shards must agree on their count and
+//!     not repeat an index;
 //!   - no row identity (diff.hpp: case request text, backend, pass) in two inputs: a duplicate is an error
 //!     naming the backend, the case and both sources;
 //!   - cases are matched by their request text, so one case run against different backends in two shards
@@ -16,6 +20,7 @@
 //!     generated_at is now.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -28,7 +33,8 @@ struct MergeInput {
   Report report;
 };
 
-//! Throws InputError for fewer than two inputs, a label or policy mismatch, or a duplicate row.
-Report merge_reports(const std::vector<MergeInput>& inputs);
+//! Throws InputError for too few inputs, a label or policy mismatch, shards that disagree, or a duplicate row.
+//! `expected_shards` (> 0): the run's shard count, checked against the shards' own.
+Report merge_reports(const std::vector<MergeInput>& inputs, std::int64_t expected_shards = 0);
 
 }  // namespace scancheck::reports

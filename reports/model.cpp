@@ -9,6 +9,7 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "core/error.hpp"
 
@@ -85,6 +86,18 @@ void summarise(Report& r) {
     r.verdict.summary = fmt::format("FAIL: {} of {} backends failed ({} of {} rows{})", r.verdict.backends_failed.size(),
                                     r.coverage.backends_checked, r.verdict.rows_failed, r.coverage.rows,
                                     verdict_counts(r.rows));
+}
+
+std::string describe_shards(const Coverage& c) {
+  if (!c.shards) return "";
+  std::string s = fmt::format("{} of {} shards merged", c.shards->merged.size(), c.shards->count);
+  if (!c.shards->missing.empty()) s += fmt::format("; without a report: {}", fmt::join(c.shards->missing, ", "));
+  if (!c.shards->interrupted.empty()) s += fmt::format("; cut short: {}", fmt::join(c.shards->interrupted, ", "));
+  return s;
+}
+
+std::string describe_shard(const Method& m) {
+  return m.shard ? fmt::format("shard {} of {} (indices from 0)", m.shard->index, m.shard->count) : "";
 }
 
 std::vector<std::string> default_scope(const Method& m) {

@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -55,6 +56,13 @@ struct Environment {
   int threads = 0;                  //!< reference threads
 };
 
+//! One part of a run split across machines (`--shard i/n`, a Slurm array task, a Kubernetes indexed job):
+//! the report holds the cases whose plan index is i modulo n.
+struct ShardOf {
+  std::int64_t index = 0, count = 1;
+  bool operator==(const ShardOf&) const = default;
+};
+
 struct Method {
   std::string preset;               //!< quick | ci | seed-shapes | custom
   std::string reference_precision;  //!< float128, float64, ...
@@ -64,6 +72,16 @@ struct Method {
   std::uint64_t seed = 0;
   std::string backends;             //!< the backend glob
   std::vector<std::int64_t> lengths;  //!< the case lengths of the ladder presets (empty for seed-shapes)
+  std::optional<ShardOf> shard;       //!< the part of the plan this report ran; absent: all of it
+};
+
+//! What a merge of shard reports (merge.hpp) got of the shards it expected: shards that wrote no report
+//! (failed, preempted, never started) and shards cut short (interrupted) are named, never silently dropped.
+struct ShardCoverage {
+  std::int64_t count = 0;                 //!< shards the run was split into
+  std::vector<std::int64_t> merged;       //!< shard indices whose reports were merged
+  std::vector<std::int64_t> missing;      //!< shard indices without a report
+  std::vector<std::int64_t> interrupted;  //!< merged shards that were cut short
 };
 
 struct Coverage {
@@ -73,6 +91,7 @@ struct Coverage {
   std::int64_t elements_total = 0;     //!< output elements of every case (once per case, not per backend)
   std::int64_t elements_verified = 0;  //!< of which the reference computed (sampled blocks)
   double fraction_verified = 1;
+  std::optional<ShardCoverage> shards;  //!< a merge of shard reports: which shards it holds
 };
 
 struct CaseEntry {
@@ -87,6 +106,70 @@ struct CaseEntry {
 struct Timing {
   double median_ms = 0, min_ms = 0, max_ms = 0;
   int repeats = 0;
+};
+
+// ---- a user's speed profile joined to the rows (reports/profile.hpp; `--timings PROFILE.json`) ----------
+// Durations scancheck did not measure: it reads them from the user's profile and matches them by name and
+// shape. All optional: reports without a joined profile (and those written before) have none.
+
+//! The (batch, length, width) a profile row was taken at; profiles name no heads.
+struct ProfileShape {
+  std::int64_t batch = 1, length = 1, width = 1;
+  friend bool operator==(const ProfileShape&, const ProfileShape&) = default;
+  friend auto operator<=>(const ProfileShape&, const ProfileShape&) = default;
+};
+
+//! One category of a profile row's CUDA events ("copy", "gemm", "reverse_replay", ...).
+struct ProfileCategory {
+  std::int64_t events = 0;
+  double duration_us = 0;  //!< summed CUDA event durations, microseconds
+};
+
+//! A backward row's measured speed, from the profile row that matched it: one warmed backward pass of the
+//! backend at the row's (batch, length, width), as the profile's method says (ProfileJoin::method).
+struct ProfileTiming {
+  std::int64_t profile_row = 0;  //!< index into the profile's rows
+  double summed_cuda_duration_us = 0;
+  std::int64_t cuda_events = 0;
+  std::map<std::string, ProfileCategory> categories;
+};
+
+//! Where a joined profile came from.
+struct ProfileSource {
+  std::string file;          //!< as given to --timings
+  std::uint64_t bytes = 0;   //!< the file's size
+  std::string sha256;        //!< of the file's bytes, lowercase hex (`sha256sum FILE` prints it)
+  std::int64_t rows = 0;     //!< the profile's rows
+};
+
+//! --timings-alias FROM=TO: the profile's architecture or provider name FROM read as TO (samu=complex_rglru).
+struct ProfileAlias {
+  std::string from, to;
+  friend bool operator==(const ProfileAlias&, const ProfileAlias&) = default;
+};
+
+//! A profile row that matched no row of the report, and why, in words.
+struct UnmatchedProfileRow {
+  std::int64_t profile_row = 0;
+  ProfileShape shape;
+  std::string architecture, backend;  //!< as the profile wrote them
+  std::string reason;  //!< "no row of this report has batch 4, length 2048, width 2048 (any heads)", ...
+};
+
+//! The join of a profile to the report: provenance, the profile's method quoted verbatim, the aliases, what
+//! matched and what did not.
+struct ProfileJoin {
+  ProfileSource source;
+  std::string method;                  //!< the profile's "method", verbatim
+  std::vector<ProfileAlias> aliases;   //!< the --timings-alias options of the join
+  std::int64_t rows_matched = 0;       //!< profile rows joined to at least one report row
+  std::int64_t report_rows_timed = 0;  //!< report rows given a ProfileTiming
+  std::vector<UnmatchedProfileRow> unmatched;
+  //! Backward report rows at a (batch, length, width) the profile has, without a profile entry, and their
+  //! backends (report order).
+  std::int64_t report_rows_unprofiled = 0;
+  std::vector<std::string> unprofiled_backends;
+  std::vector<std::string> notes;  //!< what the joined timings do and do not mean, one statement each
 };
 
 struct TensorEntry {
@@ -114,6 +197,7 @@ struct Row {
   std::uint64_t seed = 0;
   std::string repro;                 //!< `scancheck check ... --backend NAME`
   std::optional<Timing> timing;
+  std::optional<ProfileTiming> profile;  //!< backward rows a joined profile matched (ProfileJoin)
 
   bool ok() const { return verdict == scancheck::Verdict::pass; }
 };
@@ -149,6 +233,8 @@ struct Report {
   //! Set when the run was stopped (SIGINT, SIGTERM) before its plan was done: how far it got. An
   //! interrupted report never passes, whatever its rows say; a merge of interrupted shards says so too.
   std::optional<std::string> interrupted;
+  //! Set when a user's speed profile was joined (reports/profile.hpp): what it is and what matched.
+  std::optional<ProfileJoin> profile;
 
   const CaseEntry& case_of(const Row&) const;  //!< throws InputError for an unknown id
 };
@@ -156,6 +242,11 @@ struct Report {
 //! Recomputes coverage.{backends_checked, cases, shapes, rows, elements_*, fraction_verified} and the
 //! verdict from the cases and rows (backends_total is kept).
 void summarise(Report&);
+
+//! "3 of 4 shards merged; without a report: 2; cut short: 1" for a merge of shards, "" otherwise; and the
+//! method's "shard 1 of 4 (indices from 0)" for a shard's own report. One wording for every page.
+std::string describe_shards(const Coverage&);
+std::string describe_shard(const Method&);
 
 //! The lines that say what a report's numbers mean (Report::scope), given its method.
 std::vector<std::string> default_scope(const Method&);

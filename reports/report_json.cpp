@@ -55,6 +55,43 @@ json strip_json(const std::optional<ErrorStrip>& s) {
           {"group_span", s->group_span}, {"resets", s->resets}};
 }
 
+// A joined profile (reports/profile.hpp): written only when there is one, so reports without keep their shape.
+json categories_json(const std::map<std::string, ProfileCategory>& categories) {
+  json out = json::object();
+  for (const auto& [name, c] : categories) out[name] = {{"events", c.events}, {"duration_us", number(c.duration_us)}};
+  return out;
+}
+
+json profile_timing_json(const ProfileTiming& t) {
+  return {{"profile_row", t.profile_row},
+          {"summed_cuda_duration_us", number(t.summed_cuda_duration_us)},
+          {"cuda_events", t.cuda_events},
+          {"categories", categories_json(t.categories)}};
+}
+
+json profile_shape_json(const ProfileShape& s) {
+  return {{"batch", s.batch}, {"length", s.length}, {"width", s.width}};
+}
+
+json profile_join_json(const ProfileJoin& p) {
+  json aliases = json::array(), unmatched = json::array();
+  for (const ProfileAlias& a : p.aliases) aliases.push_back({{"from", a.from}, {"to", a.to}});
+  for (const UnmatchedProfileRow& u : p.unmatched)
+    unmatched.push_back({{"profile_row", u.profile_row}, {"shape", profile_shape_json(u.shape)},
+                         {"architecture", u.architecture}, {"backend", u.backend}, {"reason", u.reason}});
+  return {{"source", {{"file", p.source.file}, {"bytes", p.source.bytes}, {"sha256", p.source.sha256},
+                      {"rows", p.source.rows}}},
+          {"method", p.method},
+          {"direction", "backward"},
+          {"aliases", std::move(aliases)},
+          {"rows_matched", p.rows_matched},
+          {"report_rows_timed", p.report_rows_timed},
+          {"unmatched", std::move(unmatched)},
+          {"report_rows_unprofiled", p.report_rows_unprofiled},
+          {"unprofiled_backends", p.unprofiled_backends},
+          {"notes", p.notes}};
+}
+
 json row_json(const Row& r) {
   json tensors = json::array();
   for (const TensorEntry& t : r.tensors) tensors.push_back(metrics_json(t));
@@ -79,6 +116,7 @@ json row_json(const Row& r) {
   if (r.timing)
     j["timing"] = {{"median_ms", number(r.timing->median_ms)}, {"min_ms", number(r.timing->min_ms)},
                    {"max_ms", number(r.timing->max_ms)}, {"repeats", r.timing->repeats}};
+  if (r.profile) j["profile"] = profile_timing_json(*r.profile);
   return j;
 }
 
@@ -97,7 +135,7 @@ json to_json(const Report& r) {
   for (const Source& s : r.merged_from)
     sources.push_back({{"generated_at", s.generated_at}, {"git_revision", s.git_revision}, {"seed", s.seed}});
   const auto optional_string = [](const std::optional<std::string>& s) { return s ? json(*s) : json(nullptr); };
-  return {
+  json j = {
       {"schema_version", r.schema_version},
       {"label", r.label},
       {"generated_at", r.generated_at},
@@ -117,7 +155,9 @@ json to_json(const Report& r) {
         {"sampling", r.method.sampling},
         {"seed", r.method.seed},
         {"backends", r.method.backends},
-        {"lengths", r.method.lengths}}},
+        {"lengths", r.method.lengths},
+        {"shard", r.method.shard ? json{{"index", r.method.shard->index}, {"count", r.method.shard->count}}
+                                 : json(nullptr)}}},
       {"policy", r.policy.to_json()},
       {"coverage",
        {{"backends_total", r.coverage.backends_total},
@@ -127,7 +167,12 @@ json to_json(const Report& r) {
         {"rows", r.coverage.rows},
         {"elements_total", r.coverage.elements_total},
         {"elements_verified", r.coverage.elements_verified},
-        {"fraction_verified", number(r.coverage.fraction_verified)}}},
+        {"fraction_verified", number(r.coverage.fraction_verified)},
+        {"shards", r.coverage.shards ? json{{"count", r.coverage.shards->count},
+                                            {"merged", r.coverage.shards->merged},
+                                            {"missing", r.coverage.shards->missing},
+                                            {"interrupted", r.coverage.shards->interrupted}}
+                                     : json(nullptr)}}},
       {"cases", std::move(cases)},
       {"rows", std::move(rows)},
       {"verdict",
@@ -139,6 +184,8 @@ json to_json(const Report& r) {
       {"merged_from", std::move(sources)},
       {"interrupted", r.interrupted ? json(*r.interrupted) : json(nullptr)},
   };
+  if (r.profile) j["profile"] = profile_join_json(*r.profile);
+  return j;
 }
 
 // Compact: a quick report has thousands of rows, and indentation would triple its size.

@@ -3,6 +3,7 @@
 // parsed, case ids unique and every row's case known; any problem is an InputError naming the file and the
 // field (core/json_reader.hpp).
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <set>
 #include <string>
@@ -27,6 +28,105 @@ namespace {
 struct Reader : JsonReader {
   Reader(std::string source, int version_) : JsonReader(std::move(source)), version(version_) {}
   int version;  //!< of the document: 1 or 2
+
+  //! method.shard: absent or null for a whole run; otherwise 0 <= index < count.
+  std::optional<ShardOf> shard(const json& method) const {
+    if (!has(method, "shard") || method.at("shard").is_null()) return std::nullopt;
+    const json& j = field(method, "method", "shard");
+    only_keys(j, "method.shard", {"index", "count"});
+    const ShardOf s{count(j, "method.shard", "index"), positive_integer(j, "method.shard", "count")};
+    if (s.index >= s.count) fail("method.shard.index", fmt::format("{} is not below count {}", s.index, s.count));
+    return s;
+  }
+
+  //! coverage.shards of a merged report: absent or null when no shards were merged.
+  std::optional<ShardCoverage> shard_coverage(const json& coverage) const {
+    if (!has(coverage, "shards") || coverage.at("shards").is_null()) return std::nullopt;
+    const json& j = field(coverage, "coverage", "shards");
+    only_keys(j, "coverage.shards", {"count", "merged", "missing", "interrupted"});
+    ShardCoverage s;
+    s.count = positive_integer(j, "coverage.shards", "count");
+    for (const auto& [key, list] : {std::pair{"merged", &s.merged}, std::pair{"missing", &s.missing},
+                                    std::pair{"interrupted", &s.interrupted}}) {
+      const json& a = array(j, "coverage.shards", key);
+      for (std::size_t i = 0; i < a.size(); ++i) {
+        if (!a[i].is_number_integer() || a[i].get<std::int64_t>() < 0 || a[i].get<std::int64_t>() >= s.count)
+          fail(fmt::format("coverage.shards.{}[{}]", key, i), fmt::format("expected a shard index below {}", s.count));
+        list->push_back(a[i].get<std::int64_t>());
+      }
+    }
+    return s;
+  }
+
+  // ---- a joined profile (reports/profile.hpp): optional everywhere, absent or null when none was joined ----
+
+  double duration(const json& j, const std::string& path, const char* key) const {
+    const double d = real(j, path, key);
+    if (!(d >= 0) || !std::isfinite(d)) fail(join(path, key), "expected a non-negative number");
+    return d;
+  }
+
+  ProfileShape profile_shape(const json& j, const std::string& path) const {
+    only_keys(j, path, {"batch", "length", "width"});
+    return {positive_integer(j, path, "batch"), positive_integer(j, path, "length"), positive_integer(j, path, "width")};
+  }
+
+  std::optional<ProfileTiming> profile_timing(const json& row, const std::string& row_path) const {
+    if (!has(row, "profile") || row.at("profile").is_null()) return std::nullopt;
+    const std::string path = row_path + ".profile";
+    const json& j = field(row, row_path, "profile");
+    only_keys(j, path, {"profile_row", "summed_cuda_duration_us", "cuda_events", "categories"});
+    ProfileTiming t;
+    t.profile_row = count(j, path, "profile_row");
+    t.summed_cuda_duration_us = duration(j, path, "summed_cuda_duration_us");
+    t.cuda_events = count(j, path, "cuda_events");
+    const std::string categories_path = path + ".categories";
+    for (const auto& [name, c] : object(field(j, path, "categories"), categories_path).items()) {
+      const std::string c_path = join(categories_path, name);
+      only_keys(object(c, c_path), c_path, {"events", "duration_us"});
+      t.categories[name] = {count(c, c_path, "events"), duration(c, c_path, "duration_us")};
+    }
+    return t;
+  }
+
+  std::optional<ProfileJoin> profile_join(const json& report) const {
+    if (!has(report, "profile") || report.at("profile").is_null()) return std::nullopt;
+    const json& j = field(report, "$", "profile");
+    only_keys(j, "profile", {"source", "method", "direction", "aliases", "rows_matched", "report_rows_timed",
+                             "unmatched", "report_rows_unprofiled", "unprofiled_backends", "notes"});
+    ProfileJoin p;
+    const json& source = field(j, "profile", "source");
+    only_keys(source, "profile.source", {"file", "bytes", "sha256", "rows"});
+    p.source = {text(source, "profile.source", "file"), unsigned_integer(source, "profile.source", "bytes"),
+                text(source, "profile.source", "sha256"), positive_integer(source, "profile.source", "rows")};
+    const bool hex = p.source.sha256.size() == 64 &&
+                     p.source.sha256.find_first_not_of("0123456789abcdef") == std::string::npos;
+    if (!hex) fail("profile.source.sha256", "expected 64 lowercase hex digits");
+    p.method = text(j, "profile", "method");
+    if (text(j, "profile", "direction") != "backward")
+      fail("profile.direction", "expected \"backward\" (profiles time the backward pass)");
+    const json& aliases = array(j, "profile", "aliases");
+    for (std::size_t i = 0; i < aliases.size(); ++i) {
+      const std::string path = fmt::format("profile.aliases[{}]", i);
+      only_keys(object(aliases[i], path), path, {"from", "to"});
+      p.aliases.push_back({text(aliases[i], path, "from"), text(aliases[i], path, "to")});
+    }
+    p.rows_matched = count(j, "profile", "rows_matched");
+    p.report_rows_timed = count(j, "profile", "report_rows_timed");
+    const json& unmatched = array(j, "profile", "unmatched");
+    for (std::size_t i = 0; i < unmatched.size(); ++i) {
+      const std::string path = fmt::format("profile.unmatched[{}]", i);
+      only_keys(object(unmatched[i], path), path, {"profile_row", "shape", "architecture", "backend", "reason"});
+      p.unmatched.push_back({count(unmatched[i], path, "profile_row"),
+                             profile_shape(object(field(unmatched[i], path, "shape"), path + ".shape"), path + ".shape"),
+                             text(unmatched[i], path, "architecture"), text(unmatched[i], path, "backend"),
+                             text(unmatched[i], path, "reason")});
+    }
+    p.report_rows_unprofiled = count(j, "profile", "report_rows_unprofiled");
+    p.unprofiled_backends = strings(j, "profile", "unprofiled_backends");
+    p.notes = strings(j, "profile", "notes");
+    return p;
+  }
 
   std::optional<ErrorStrip> strip(const json& j, const std::string& path) const {
     if (j.is_null()) return std::nullopt;
@@ -132,6 +232,9 @@ struct Reader : JsonReader {
       r.timing = Timing{real(timing, t, "median_ms"), real(timing, t, "min_ms"), real(timing, t, "max_ms"),
                         static_cast<int>(integer(timing, t, "repeats"))};
     }
+    r.profile = profile_timing(j, path);
+    if (r.profile && r.direction != Direction::backward)
+      fail(path + ".profile", "only backward rows carry a profile timing (profiles time the backward pass)");
     return r;
   }
 };
@@ -151,7 +254,8 @@ Report from_json(const json& j, const std::string& source) {
   Report r;
   if (in.version >= 2)
     in.only_keys(j, "$", {"schema_version", "label", "generated_at", "tool", "environment", "method", "policy",
-                          "coverage", "cases", "rows", "verdict", "scope", "merged_from", "interrupted"});
+                          "coverage", "cases", "rows", "verdict", "scope", "merged_from", "interrupted",
+                          "profile"});
   r.label = in.text(j, "$", "label");
   r.generated_at = in.text(j, "$", "generated_at");
   const json& tool = in.field(j, "$", "tool");
@@ -166,13 +270,15 @@ Report from_json(const json& j, const std::string& source) {
   r.method = {in.text(method, "method", "preset"),   in.text(method, "method", "reference_precision"),
               in.text(method, "method", "bounds"),   in.text(method, "method", "baseline"),
               in.text(method, "method", "sampling"), in.unsigned_integer(method, "method", "seed"),
-              in.text(method, "method", "backends"), in.positive_integers(method, "method", "lengths")};
+              in.text(method, "method", "backends"), in.positive_integers(method, "method", "lengths"),
+              in.shard(method)};
   r.policy = TolerancePolicy::from_json(in.field(j, "$", "policy"), source + ": policy");
   const json& cov = in.field(j, "$", "coverage");
   r.coverage = {in.count(cov, "coverage", "backends_total"),   in.count(cov, "coverage", "backends_checked"),
                 in.count(cov, "coverage", "cases"),            in.count(cov, "coverage", "shapes"),
                 in.count(cov, "coverage", "rows"),             in.count(cov, "coverage", "elements_total"),
-                in.count(cov, "coverage", "elements_verified"), in.real(cov, "coverage", "fraction_verified")};
+                in.count(cov, "coverage", "elements_verified"), in.real(cov, "coverage", "fraction_verified"),
+                in.shard_coverage(cov)};
   const json& cases = in.array(j, "$", "cases");
   std::set<std::string> ids;
   for (std::size_t i = 0; i < cases.size(); ++i) {
@@ -199,6 +305,7 @@ Report from_json(const json& j, const std::string& source) {
                in.strings(verdict, "verdict", "backends_failed"), in.text(verdict, "verdict", "summary")};
   // "interrupted" came within version 2: reports written before it have none.
   if (in.version >= 2 && in.has(j, "interrupted")) r.interrupted = in.optional_text(j, "$", "interrupted");
+  r.profile = in.profile_join(j);
   r.scope = in.strings(j, "$", "scope");
   const json& sources = in.array(j, "$", "merged_from");
   for (std::size_t i = 0; i < sources.size(); ++i) {

@@ -120,6 +120,26 @@ std::string host_name() {
   return gethostname(name, sizeof name - 1) == 0 ? std::string(name) : std::string("unknown");
 }
 
+//! Keeps the cases whose plan index is shard.index modulo shard.count: round robin, so every shard gets
+//! short and long cases alike and the shards of one plan are disjoint and together the whole.
+void keep_shard(ReportPlan& plan, const ShardOf& shard) {
+  plan.cases_unsharded = static_cast<std::int64_t>(plan.cases.size());
+  if (shard.count == 1) return;
+  if (shard.index < 0 || shard.index >= shard.count)
+    throw InputError(fmt::format("--shard {}/{}: expected i/n with 0 <= i < n", shard.index, shard.count));
+  if (shard.count > plan.cases_unsharded)
+    throw InputError(fmt::format("--shard {}/{}: the plan has only {} cases, so at most {} shards have work",
+                                 shard.index, shard.count, plan.cases_unsharded, plan.cases_unsharded));
+  std::vector<PlannedCase> kept;
+  plan.backend_runs = 0;
+  for (std::size_t i = 0; i < plan.cases.size(); ++i) {
+    if (static_cast<std::int64_t>(i) % shard.count != shard.index) continue;
+    plan.backend_runs += static_cast<std::int64_t>(plan.cases[i].backends.size());
+    kept.push_back(std::move(plan.cases[i]));
+  }
+  plan.cases = std::move(kept);
+}
+
 Report header(const ReportOptions& o, const ReportPlan& plan) {
   Report r;
   r.label = o.label.empty() ? o.preset : o.label;
@@ -142,10 +162,17 @@ Report header(const ReportOptions& o, const ReportPlan& plan) {
                       : "every element of every case",
               o.seed,
               o.backends.value_or(default_backends(o.preset)),
-              sampled ? std::vector<std::int64_t>{} : ladder_lengths(o)};
+              sampled ? std::vector<std::int64_t>{} : ladder_lengths(o),
+              std::nullopt};
+  if (o.shard.count > 1) r.method.shard = o.shard;
   r.policy = o.policy;
   r.coverage.backends_total = static_cast<std::int64_t>(registry().size());
   r.scope = default_scope(r.method);
+  if (r.method.shard)
+    r.scope.push_back(fmt::format("Shard {} of {} (indices from 0): the {} of the plan's {} cases whose index is {} "
+                                  "modulo {}; `scancheck merge` joins the shards.",
+                                  o.shard.index, o.shard.count, plan.cases.size(), plan.cases_unsharded,
+                                  o.shard.index, o.shard.count));
   return r;
 }
 
@@ -249,6 +276,7 @@ ReportPlan plan_report(const ReportOptions& o) {
   if (plan.cases.empty())
     throw InputError(fmt::format("preset {} has no case for the backends '{}'", o.preset,
                                  o.backends.value_or(default_backends(o.preset))));
+  keep_shard(plan, o.shard);
   return plan;
 }
 

@@ -43,6 +43,7 @@ struct ReportOptions {
   int timing_warmup = 3, timing_repeats = 10;
   const std::atomic<bool>* stop = nullptr;  //!< set to stop after the current case; the report says so
   double max_reference_seconds = 0;     //!< > 0: refuse the plan if one case's reference would take longer
+  ShardOf shard;                        //!< run only the cases whose plan index is shard.index mod shard.count
 };
 
 //! One case the report runs: its request and what the reference computes of it.
@@ -59,13 +60,14 @@ struct ReportPlan {
   std::vector<const BackendInfo*> backends;
   Executor executor = Executor::host;
   std::int64_t backend_runs = 0;  //!< sum over cases of the backends of their architecture and dtype
+  std::int64_t cases_unsharded = 0;  //!< the whole plan's cases, of which a shard runs every count-th
 };
 
 //! The presets' names, for help texts and errors.
 const std::vector<std::string>& preset_names();
 
-//! The cases and backends of a preset. Throws InputError for an unknown preset, a glob that matches
-//! nothing, or an executor this build or machine cannot run.
+//! The cases and backends of a preset (of its shard, when split). Throws InputError for an unknown preset, a
+//! glob that matches nothing, an executor this build or machine cannot run, or a shard without a case.
 ReportPlan plan_report(const ReportOptions&);
 
 struct ReportProgress {

@@ -4,7 +4,11 @@
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
 #include <stdexcept>
+#include <string>
 
 namespace scancheck::cuda {
 namespace {
@@ -18,9 +22,22 @@ __global__ void bf16_round_kernel(const float* in, std::uint16_t* out, int n) {
   if (i < n) out[i] = __bfloat16_as_ushort(__float2bfloat16_rn(in[i]));
 }
 
+//! Under `ctest -j` with resource groups (tests/CMakeLists.txt, ci/gpu-check.sh) each GPU test is handed its
+//! GPU in CTEST_RESOURCE_GROUP_0_GPUS ("id:2,slots:1", ids as nvidia-smi numbers them): the process then
+//! sees that device only, as device 0. Done before the runtime starts, which is why it lives here: every
+//! GPU test asks device_status() first whether it can run.
+void adopt_ctest_gpu() {
+  const char* group = std::getenv("CTEST_RESOURCE_GROUP_0_GPUS");
+  int id = -1;
+  if (group && std::sscanf(group, "id:%d", &id) == 1 && id >= 0)
+    setenv("CUDA_VISIBLE_DEVICES", std::to_string(id).c_str(), 1);
+}
+
 }  // namespace
 
 DeviceStatus device_status() {
+  static std::once_flag adopted;
+  std::call_once(adopted, adopt_ctest_gpu);
   DeviceStatus s;
   const cudaError_t e = cudaGetDeviceCount(&s.count);
   if (e != cudaSuccess) {
@@ -33,8 +50,10 @@ DeviceStatus device_status() {
     s.reason = "no CUDA device";
     return s;
   }
+  int current = 0;
+  cudaGetDevice(&current);
   cudaDeviceProp prop{};
-  if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess) s.name = prop.name;
+  if (cudaGetDeviceProperties(&prop, current) == cudaSuccess) s.name = prop.name;
   return s;
 }
 

@@ -13,10 +13,11 @@ namespace scancheck::cuda {
 
 struct DeviceStatus {
   int count = 0;            //!< usable devices
-  std::string name;         //!< device 0's name when count > 0
+  std::string name;         //!< the current device's name when count > 0
   std::string reason;       //!< why count == 0
 };
 
+//! The first call adopts a CTest resource group's GPU (CTEST_RESOURCE_GROUP_0_GPUS) as the only visible one.
 DeviceStatus device_status();
 
 //! __float2bfloat16_rn on the device, element by element. Throws std::runtime_error on a CUDA error.

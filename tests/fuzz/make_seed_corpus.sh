@@ -10,7 +10,7 @@ py=/usr/bin/python3  # Debian's, with numpy
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 for t in npy_fuzz case_json_fuzz case_dir_fuzz policy_fuzz report_json_fuzz finding_json_fuzz \
-    worker_protocol_fuzz names_fuzz; do
+    worker_protocol_fuzz names_fuzz profile_fuzz; do
   mkdir -p "$corpus/$t"
   find "$corpus/$t" -type f ! -name 'regression-*' -delete
 done
@@ -127,4 +127,28 @@ printf '\0%s' 'scan/chunk[0-9]*@{fp32,bf16}' >"$n/glob-class"
 printf '\1%s' 'rglru/fused_chunk16_tiled_wg2@bf16' >"$n/name"; printf '\1%s' 'numpy:scan/sequential@fp32' >"$n/name-provider"
 printf '\2%s' '2,33,16,2' >"$n/shape"; printf '\2%s' '1,1000000000000,1' >"$n/shape-huge"; printf '\2%s' '1,-3,4' >"$n/shape-negative"
 printf '\3%s' "python3 -u 'my worker.py' --flag \"a b\" c\\ d" >"$n/shell"; printf '\3%s' "unterminated 'quote" >"$n/shell-bad"
+# Speed profiles (--timings): the real seed profile, a foreign backend's, and the malformed kinds the unit
+# tests know (tests/reports/profile_test.cpp).
+"$py" - "$here/../../../shared/fixtures/profiles/backward_profile_seed.json" "$corpus/profile_fuzz" <<'PY'
+import copy, json, sys, pathlib
+seed_text = open(sys.argv[1]).read(); seed = json.loads(seed_text); out = pathlib.Path(sys.argv[2])
+(out / "seed.json").write_text(seed_text)
+small = {"schema_version": 1, "method": seed["method"], "rows": [copy.deepcopy(seed["rows"][1])]}
+small["rows"][0]["top_cuda_events"] = small["rows"][0]["top_cuda_events"][:2]
+(out / "one-row.json").write_text(json.dumps(small))
+def broken(name, change):
+    p = copy.deepcopy(small); change(p); (out / name).write_text(json.dumps(p))
+broken("foreign.json", lambda p: p["rows"][0].update(backend="triton:triton_chunk64"))
+broken("unknown-key.json", lambda p: p["rows"][0].update(dtype="bf16"))
+broken("missing-key.json", lambda p: p["rows"][0].pop("cuda_events"))
+broken("negative-duration.json", lambda p: p["rows"][0]["categories"]["copy"].update(duration_us=-1))
+broken("infinite-duration.json", lambda p: p["rows"][0].update(summed_cuda_duration_us="inf"))
+broken("fractional-events.json", lambda p: p["rows"][0].update(cuda_events=1.5))
+broken("schema-version-2.json", lambda p: p.update(schema_version=2))
+broken("empty-rows.json", lambda p: p.update(rows=[]))
+broken("duplicate-row.json", lambda p: p["rows"].append(copy.deepcopy(p["rows"][0])))
+broken("full-backend-name.json", lambda p: p["rows"][0].update(backend="complex_rglru/chunk32@bf16"))
+broken("zero-width.json", lambda p: p["rows"][0]["shape"].update(width=0))
+(out / "truncated.json").write_text(json.dumps(small)[:200])
+PY
 echo "seed corpora: $(find "$corpus" -type f | wc -l) files in $corpus"

@@ -87,7 +87,7 @@ Report synthetic_report(const Synthetic& s) {
   r.tool = {"scancheck", "0.4.0", "9d58afa"};
   r.environment = {"host", std::nullopt, "GCC 12.2.0", std::nullopt, "builder-1", 2};
   r.method = {"custom", "float128", "the first-order bound of a float32 sequential evaluation",
-              "rglru/sequential@fp32", "full", 7, "*", {1, 64, 4096}};
+              "rglru/sequential@fp32", "full", 7, "*", {1, 64, 4096}, std::nullopt};
   r.coverage.backends_total = 480;
   r.scope = default_scope(r.method);
   int case_index = 0;

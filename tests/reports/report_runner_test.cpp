@@ -91,6 +91,29 @@ TEST(ReportPlan, SeedShapesSampleOneBlockOfEachProductionShape) {
   EXPECT_EQ(lengths, (std::set<std::int64_t>{2048, 8192, 32768}));
 }
 
+// The shards of a plan are disjoint and together the whole plan, each with its share of the backend runs.
+TEST(ReportPlan, ShardsSplitThePlanIntoDisjointParts) {
+  ReportOptions o;
+  o.preset = "ci";
+  const ReportPlan whole = plan_report(o);
+  std::multiset<std::string> seen;
+  std::int64_t runs = 0;
+  for (std::int64_t i = 0; i < 5; ++i) {
+    o.shard = {i, 5};
+    const ReportPlan part = plan_report(o);
+    EXPECT_EQ(part.cases_unsharded, std::ssize(whole.cases));
+    EXPECT_GE(std::ssize(part.cases), std::ssize(whole.cases) / 5);
+    for (const PlannedCase& c : part.cases) seen.insert(to_string(c.request));
+    runs += part.backend_runs;
+  }
+  std::multiset<std::string> expected;
+  for (const PlannedCase& c : whole.cases) expected.insert(to_string(c.request));
+  EXPECT_EQ(seen, expected);
+  EXPECT_EQ(runs, whole.backend_runs);
+  o.shard = {0, std::ssize(whole.cases) + 1};  // a shard without a case is a mistake, said before any work
+  EXPECT_THROW(plan_report(o), InputError);
+}
+
 TEST(ReportPlan, BadOptionsAreInputErrors) {
   ReportOptions unknown;
   unknown.preset = "slow";

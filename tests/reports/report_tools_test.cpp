@@ -78,7 +78,7 @@ Report empty_report(const std::string& label = "unit", std::uint64_t seed = 1) {
   r.tool = {"scancheck", "0.1.0", fmt::format("abc{}", seed)};
   r.environment = {"host", std::nullopt, "GCC 12.2.0", std::nullopt, "testhost", 2};
   r.method = {"custom", "float128", "first-order float32 bounds", "scan/sequential@fp32",
-              "none: every element", seed, "scan/*@fp32", {2, 33}};
+              "none: every element", seed, "scan/*@fp32", {2, 33}, std::nullopt};
   r.coverage.backends_total = 5;
   r.scope = default_scope(r.method);
   return r;
@@ -373,6 +373,65 @@ TEST(ReportMerge, PolicyMismatchIsRejected) {
 TEST(ReportMerge, FewerThanTwoReportsAreRejected) {
   EXPECT_NE(input_error([] { merge_reports({{"a.json", shard(chunk16, {1}, 1, 5)}}); }).find("at least two"),
             std::string::npos);
+}
+
+//! Shard `index` of `count` of one run: its own case seed, a scope line saying which shard it is.
+Report shard_of(std::int64_t index, std::int64_t count, const std::string& backend = chunk16) {
+  Report r = shard(backend, {static_cast<std::uint64_t>(index + 1)}, 1, 5);
+  r.method.shard = ShardOf{index, count};
+  r.scope.push_back(fmt::format("Shard {} of {} (indices from 0): ...", index, count));
+  return r;
+}
+
+// A campaign's merge (afterany) gets the shards that wrote a report: the others are named, never dropped
+// silently, and the merge is not a pass.
+TEST(ReportMerge, ShardsWithoutAReportAreNamedInCoverage) {
+  Report cut = shard_of(3, 4);
+  cut.interrupted = "0 of 1 planned cases were run.";
+  const Report m = merge_reports({{"s0", shard_of(0, 4)}, {"s3", cut}});
+  ASSERT_TRUE(m.coverage.shards);
+  EXPECT_EQ(m.coverage.shards->count, 4);
+  EXPECT_EQ(m.coverage.shards->merged, (std::vector<std::int64_t>{0, 3}));
+  EXPECT_EQ(m.coverage.shards->missing, (std::vector<std::int64_t>{1, 2}));
+  EXPECT_EQ(m.coverage.shards->interrupted, (std::vector<std::int64_t>{3}));
+  ASSERT_TRUE(m.interrupted);
+  EXPECT_EQ(*m.interrupted,
+            "2 of 4 shards wrote no report (shard 1, 2: failed, preempted or never started); 1 of 4 shards were "
+            "interrupted: shard 3 (0 of 1 planned cases were run.).");
+  EXPECT_FALSE(m.verdict.pass);
+  EXPECT_TRUE(m.verdict.summary.starts_with("INTERRUPTED: 2 of 4 shards wrote no report")) << m.verdict.summary;
+  EXPECT_EQ(describe_shards(m.coverage), "2 of 4 shards merged; without a report: 1, 2; cut short: 3");
+  // The merge is the run, not a shard of it.
+  EXPECT_FALSE(m.method.shard);
+  EXPECT_TRUE(std::none_of(m.scope.begin(), m.scope.end(), [](const std::string& s) { return s.starts_with("Shard "); }));
+  const Report back = from_json(to_json(m), "m.json");
+  EXPECT_EQ(back.coverage.shards->missing, m.coverage.shards->missing);
+  EXPECT_EQ(back.coverage.shards->interrupted, m.coverage.shards->interrupted);
+  save_report_json(m, saved_reports() / "merged_shards.json");
+  save_report_json(shard_of(1, 4), saved_reports() / "shard_1_of_4.json");
+}
+
+TEST(ReportMerge, AllShardsMergeToAPass) {
+  const Report m = merge_reports({{"s1", shard_of(1, 2)}, {"s0", shard_of(0, 2)}}, 2);
+  EXPECT_TRUE(m.verdict.pass) << m.verdict.summary;
+  EXPECT_FALSE(m.interrupted);
+  EXPECT_EQ(m.coverage.shards->merged, (std::vector<std::int64_t>{0, 1}));
+  EXPECT_TRUE(m.coverage.shards->missing.empty());
+  // One shard of one is a whole run; one shard of several is a merge that names the others.
+  EXPECT_EQ(merge_reports({{"s0", shard_of(0, 3)}}).coverage.shards->missing, (std::vector<std::int64_t>{1, 2}));
+}
+
+TEST(ReportMerge, ShardsThatDisagreeAreRejected) {
+  EXPECT_EQ(input_error([] { merge_reports({{"a.json", shard_of(1, 4)}, {"b.json", shard_of(1, 4, sequential)}}); }),
+            "shard 1 of 4 is in both a.json and b.json");
+  EXPECT_EQ(input_error([] { merge_reports({{"a.json", shard_of(0, 4)}, {"b.json", shard_of(1, 3)}}); }),
+            "b.json is shard 1 of 3, but the run has 4 shards");
+  EXPECT_EQ(input_error([] { merge_reports({{"a.json", shard_of(0, 4)}}, 5); }),
+            "a.json is shard 0 of 4, but the run has 5 shards");
+  EXPECT_EQ(input_error([] { merge_reports({{"a.json", shard_of(0, 2)}, {"b.json", shard(sequential, {1}, 2, 5)}}); }),
+            "cannot merge shard reports with a whole report: b.json has no method.shard");
+  EXPECT_EQ(input_error([] { merge_reports({{"a.json", shard(chunk16, {1}, 1, 5)}, {"b.json", shard(sequential, {1}, 2, 5)}}, 2); }),
+            "--shards 2: the reports are not shard reports (no method.shard)");
 }
 
 TEST(ReportMerge, MergedReportRoundTripsThroughJson) {

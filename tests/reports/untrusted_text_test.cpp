@@ -76,7 +76,7 @@ Report hostile_report(const std::string& backend) {
   r.tool = {"scancheck", "0.4.0 <b>", "9d58afa|x"};
   r.environment = {"host", std::nullopt, "GCC <12>", std::nullopt, "<svg onload=\"document.title='PWNED'\">", 2};
   r.method = {"custom", "float128", "the bound", "rglru/sequential@fp32", "full", 7, "{pwn,evil}:*|" + script,
-              {33}};
+              {33}, std::nullopt};
   r.coverage.backends_total = 2;
   r.scope = {script + " | scope", "1. not a list | *x*", "# not a heading"};
   CaseEntry c;

@@ -11,6 +11,8 @@ generator=$4
 cxx=$5
 nvcc=${6:-}
 bin=$prefix/bin/scancheck
+# Under `ctest -j` with a resource spec (ci/gpu-check.sh) this test owns one GPU: the plugin sees only it.
+if [[ ${CTEST_RESOURCE_GROUP_0_GPUS:-} =~ ^id:([0-9]+) ]]; then export CUDA_VISIBLE_DEVICES=${BASH_REMATCH[1]}; fi
 if [ -z "$nvcc" ] || [ ! -x "$nvcc" ]; then
   echo "SKIP: no nvcc, examples/plugin_cuda not compiled"
   exit 77

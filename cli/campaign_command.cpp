@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: Apache-2.0
+//! @file
+//! `scancheck campaign --shards N --out DIR [Slurm options] -- REPORT ARGS...` (cli/campaign.hpp): writes the
+//! job array and the merge job and submits both with sbatch (`--no-submit` only writes them).
+//! Exit codes: 0 submitted (or written), 2 bad input or sbatch refused.
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/campaign.hpp"
+#include "cli/commands.hpp"
+#include "cli/options.hpp"
+#include "core/error.hpp"
+#include "core/files.hpp"
+#include "reports/model.hpp"
+
+extern char** environ;
+
+namespace scancheck::cli {
+namespace {
+
+struct Options {
+  CampaignOptions campaign;
+  std::string out, scancheck, sbatch = "sbatch";
+  bool submit = true;
+};
+
+//! All of a pipe's contents, then the pipe closed.
+std::string drain(int fd) {
+  std::string out;
+  char buffer[4096];
+  for (ssize_t n; (n = ::read(fd, buffer, sizeof buffer)) > 0;) out.append(buffer, static_cast<std::size_t>(n));
+  ::close(fd);
+  return out;
+}
+
+//! Runs `argv` (found on PATH) and returns its standard output; InputError with its standard error when it
+//! cannot start or fails (sbatch says why it refused a job there).
+std::string output_of(const std::vector<std::string>& argv) {
+  int out_fds[2], err_fds[2];
+  if (::pipe(out_fds) != 0 || ::pipe(err_fds) != 0) throw InputError("cannot create a pipe for sbatch");
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, out_fds[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, err_fds[1], STDERR_FILENO);
+  for (const int fd : {out_fds[0], out_fds[1], err_fds[0], err_fds[1]}) posix_spawn_file_actions_addclose(&actions, fd);
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  const int spawned = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(out_fds[1]);
+  ::close(err_fds[1]);
+  const std::string out = drain(out_fds[0]), err = drain(err_fds[0]);  // sbatch says little: no deadlock
+  if (spawned != 0)
+    throw InputError(fmt::format("cannot run '{}': {} (is Slurm installed here?)", argv[0], std::strerror(spawned)));
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    throw InputError(fmt::format("'{}' failed (exit {}): {}", fmt::join(argv, " "),
+                                 WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), err + out));
+  return out;
+}
+
+std::filesystem::path this_executable() {
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) throw InputError("cannot find this scancheck's path (/proc/self/exe): pass --scancheck PATH");
+  return self;
+}
+
+//! A fresh campaign directory: an old campaign's shard reports would be merged into the new one.
+void require_fresh(const std::filesystem::path& dir) {
+  if (std::filesystem::exists(dir / "campaign.json") || std::filesystem::exists(dir / "shards"))
+    throw InputError(fmt::format("--out '{}' already holds a campaign: choose another directory or remove it",
+                                 dir.string()));
+}
+
+int run_campaign(Options& o) {
+  CampaignOptions& c = o.campaign;
+  c.label = check_report_arguments(c.report_args, c.shards);
+  c.out = std::filesystem::absolute(o.out).lexically_normal();
+  c.scancheck = o.scancheck.empty() ? this_executable() : std::filesystem::absolute(o.scancheck);
+  require_fresh(c.out);
+  std::error_code ec;
+  std::filesystem::create_directories(c.out / "logs", ec);
+  if (ec) throw InputError(fmt::format("cannot create '{}': {}", (c.out / "logs").string(), ec.message()));
+  const std::filesystem::path shard_job = c.out / "shard.sbatch", merge_job = c.out / "merge.sbatch";
+  write_file_atomically(shard_job, shard_job_script(c));
+  write_file_atomically(merge_job, merge_job_script(c));
+  nlohmann::json record{{"shards", c.shards},          {"label", c.label},
+                        {"report_args", c.report_args}, {"scancheck", c.scancheck.string()},
+                        {"created_at", reports::utc_now()}, {"report", (c.out / "report").string()}};
+  if (!o.submit) {
+    write_file_atomically(c.out / "campaign.json", record.dump(2) + "\n");
+    std::printf("campaign: %lld shards written to %s (not submitted); submit with\n  %s\n",
+                static_cast<long long>(c.shards), c.out.c_str(),
+                fmt::format("merge=$({0} --parsable --dependency=afterany:$({0} --parsable {1} | cut -d';' -f1) {2})",
+                            o.sbatch, shard_job.string(), merge_job.string()).c_str());
+    return 0;
+  }
+  const std::string array = parsable_job_id(output_of({o.sbatch, "--parsable", shard_job.string()}));
+  const std::string merge =
+      parsable_job_id(output_of({o.sbatch, "--parsable", "--dependency=afterany:" + array, merge_job.string()}));
+  record["jobs"] = {{"shards", array}, {"merge", merge}};
+  write_file_atomically(c.out / "campaign.json", record.dump(2) + "\n");
+  std::printf("campaign: %lld shards as Slurm job array %s, merge job %s after it (afterany)\n"
+              "report: %s/report/report.{json,md,html} once job %s ends\n",
+              static_cast<long long>(c.shards), array.c_str(), merge.c_str(), c.out.c_str(), merge.c_str());
+  return 0;
+}
+
+}  // namespace
+
+void add_campaign(CLI::App& app, Action& action) {
+  auto o = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand(
+      "campaign", "Submit a report split into shards as a Slurm job array, and a merge job after it");
+  cmd->add_option("--shards", o->campaign.shards, "number of shards (array tasks)")->required()->check(positive_integer);
+  cmd->add_option("--out", o->out, "the campaign directory: job scripts, logs, shard reports, merged report")->required();
+  cmd->add_option("--gpus-per-shard", o->campaign.gpus_per_shard, "GPUs each array task requests (--gres=gpu:G)")
+      ->check(non_negative_integer);
+  cmd->add_option("--partition", o->campaign.partition, "Slurm partition of both jobs");
+  cmd->add_option("--account", o->campaign.account, "Slurm account of both jobs");
+  cmd->add_option("--time-limit", o->campaign.time_limit, "each shard's time limit, e.g. 02:00:00 (SIGTERM at the "
+                  "limit: the shard writes what it finished)");
+  cmd->add_option("--sbatch-option", o->campaign.sbatch_options, "a further #SBATCH line for both jobs (repeatable)");
+  cmd->add_option("--scancheck", o->scancheck, "the scancheck the jobs run (default: this one)");
+  cmd->add_option("--sbatch", o->sbatch, "the sbatch command (default: sbatch on PATH)");
+  cmd->add_flag("--no-submit{false}", o->submit, "write the job scripts, do not submit them");
+  cmd->add_option("REPORT_ARGS", o->campaign.report_args, "after --: the arguments of `scancheck report`")->required();
+  cmd->footer("Example: scancheck campaign --shards 16 --gpus-per-shard 1 --time-limit 04:00:00 --out /scratch/nightly "
+              "-- --preset ci --executor cuda --label nightly");
+  cmd->callback([&action, o] { action = [o] { return run_campaign(*o); }; });
+}
+
+}  // namespace scancheck::cli
