@@ -23,7 +23,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ ${#targets[@]} -gt 0 ] || targets=(npy_fuzz case_json_fuzz case_dir_fuzz policy_fuzz report_json_fuzz \
-  finding_json_fuzz worker_protocol_fuzz names_fuzz)
+  finding_json_fuzz worker_protocol_fuzz names_fuzz profile_fuzz)
 [ -x "$build/npy_fuzz" ] || { bash ci/build.sh asan-ubsan >/dev/null; }
 log_dir=${SCANCHECK_FUZZ_LOGS:-build/asan-ubsan/fuzz-logs}
 mkdir -p "$log_dir"

@@ -80,11 +80,16 @@ std::filesystem::path this_executable() {
   return self;
 }
 
-//! A fresh campaign directory: an old campaign's shard reports would be merged into the new one.
+//! A new (or empty) campaign directory: an old campaign's shard reports would be merged into the new one,
+//! and a directory of other files is not the campaign's to replace.
 void require_fresh(const std::filesystem::path& dir) {
-  if (std::filesystem::exists(dir / "campaign.json") || std::filesystem::exists(dir / "shards"))
+  std::error_code ec;
+  if (!std::filesystem::exists(dir, ec)) return;
+  if (std::filesystem::exists(dir / "campaign.json", ec) || std::filesystem::exists(dir / "shards", ec))
     throw InputError(fmt::format("--out '{}' already holds a campaign: choose another directory or remove it",
                                  dir.string()));
+  if (!std::filesystem::is_directory(dir, ec) || !std::filesystem::is_empty(dir, ec))
+    throw InputError(fmt::format("--out '{}' is not a new or empty directory", dir.string()));
 }
 
 int run_campaign(Options& o) {
@@ -93,26 +98,42 @@ int run_campaign(Options& o) {
   c.out = std::filesystem::absolute(o.out).lexically_normal();
   c.scancheck = o.scancheck.empty() ? this_executable() : std::filesystem::absolute(o.scancheck);
   require_fresh(c.out);
-  std::error_code ec;
-  std::filesystem::create_directories(c.out / "logs", ec);
-  if (ec) throw InputError(fmt::format("cannot create '{}': {}", (c.out / "logs").string(), ec.message()));
   const std::filesystem::path shard_job = c.out / "shard.sbatch", merge_job = c.out / "merge.sbatch";
-  write_file_atomically(shard_job, shard_job_script(c));
-  write_file_atomically(merge_job, merge_job_script(c));
   nlohmann::json record{{"shards", c.shards},          {"label", c.label},
                         {"report_args", c.report_args}, {"scancheck", c.scancheck.string()},
                         {"created_at", reports::utc_now()}, {"report", (c.out / "report").string()}};
+  std::error_code ec;
+  std::filesystem::create_directories(c.out.parent_path(), ec);
+  if (ec) throw InputError(fmt::format("cannot create '{}': {}", c.out.parent_path().string(), ec.message()));
+  // All of it or nothing: the scripts name their final paths, the directory appears once complete.
+  write_directory_atomically(c.out, [&](const std::filesystem::path& tmp) {
+    std::filesystem::create_directory(tmp / "logs");
+    write_file(tmp / "shard.sbatch", {shard_job_script(c)});
+    write_file(tmp / "merge.sbatch", {merge_job_script(c)});
+    write_file(tmp / "campaign.json", {record.dump(2) + "\n"});
+  });
   if (!o.submit) {
-    write_file_atomically(c.out / "campaign.json", record.dump(2) + "\n");
     std::printf("campaign: %lld shards written to %s (not submitted); submit with\n  %s\n",
                 static_cast<long long>(c.shards), c.out.c_str(),
                 fmt::format("merge=$({0} --parsable --dependency=afterany:$({0} --parsable {1} | cut -d';' -f1) {2})",
                             o.sbatch, shard_job.string(), merge_job.string()).c_str());
     return 0;
   }
-  const std::string array = parsable_job_id(output_of({o.sbatch, "--parsable", shard_job.string()}));
-  const std::string merge =
-      parsable_job_id(output_of({o.sbatch, "--parsable", "--dependency=afterany:" + array, merge_job.string()}));
+  std::string array;
+  try {
+    array = parsable_job_id(output_of({o.sbatch, "--parsable", shard_job.string()}));
+  } catch (const InputError&) {  // nothing was queued: nothing is left
+    std::filesystem::remove_all(c.out);
+    throw;
+  }
+  std::string merge;
+  try {
+    merge = parsable_job_id(output_of({o.sbatch, "--parsable", "--dependency=afterany:" + array, merge_job.string()}));
+  } catch (const InputError& e) {  // the array is queued and runs from the directory: it stays
+    throw InputError(fmt::format("the shards were submitted as job array {} but the merge job was not ({}); merge "
+                                 "later with `sbatch {}` or cancel them with `scancel {}`",
+                                 array, e.what(), merge_job.string(), array));
+  }
   record["jobs"] = {{"shards", array}, {"merge", merge}};
   write_file_atomically(c.out / "campaign.json", record.dump(2) + "\n");
   std::printf("campaign: %lld shards as Slurm job array %s, merge job %s after it (afterany)\n"

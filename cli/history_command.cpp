@@ -18,10 +18,12 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "cli/options.hpp"
 #include "core/files.hpp"
 #include "reports/diff.hpp"
 #include "reports/history.hpp"
 #include "reports/history_page.hpp"
+#include "reports/profile.hpp"
 
 namespace scancheck::cli {
 namespace {
@@ -31,13 +33,27 @@ using reports::History;
 struct AddOptions {
   std::vector<std::string> reports;
   std::string db;
+  TimingsOptions timings;
 };
 
-//! Each report in its own transaction: those before a malformed one stay added.
+//! Each report in its own transaction: those before a malformed one stay added. The database is created
+//! only once the profile and the first report have been read, so bad input leaves no empty history behind.
 int run_add(const AddOptions& o) {
-  History history(o.db, History::Open::create_or_upgrade);
+  std::optional<reports::Profile> profile;
+  reports::ProfileAliases aliases;
+  if (o.timings.given()) {
+    aliases = reports::parse_profile_aliases(o.timings.aliases);
+    profile = reports::load_profile(o.timings.profile);
+  }
+  std::optional<History> history;
   for (const std::string& path : o.reports) {
-    const reports::AddResult a = history.add(reports::load_report(path));
+    reports::Report report = reports::load_report(path);
+    if (!history) history.emplace(o.db, History::Open::create_or_upgrade);
+    if (profile) {
+      reports::join_profile(report, *profile, aliases);
+      for (const std::string& line : reports::describe_profile_join(*report.profile)) fmt::print("{}: {}\n", path, line);
+    }
+    const reports::AddResult a = history->add(report);
     fmt::print("{} {} {} {} ({} rows)\n", a.added ? "added" : "already in the history:", a.entry.label,
                a.entry.git_revision, a.entry.generated_at, a.entry.rows);
   }
@@ -93,6 +109,7 @@ void add_history_add(CLI::App& history, Action& action) {
       history.add_subcommand("add", "Add reports to the history (a report already there is not added twice)");
   cmd->add_option("REPORTS", o->reports, "report.json files or report directories")->required();
   cmd->add_option("--db", o->db, "the history database (created when missing)")->required();
+  o->timings.add_to(*cmd);
   cmd->callback([&action, o] { action = [o] { return run_add(*o); }; });
 }
 

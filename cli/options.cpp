@@ -116,6 +116,16 @@ ShardOption::Choice ShardOption::choice() const {
   return kubernetes_completion();
 }
 
+void TimingsOptions::add_to(CLI::App& cmd) {
+  CLI::Option* timings = cmd.add_option(
+      "--timings", profile,
+      "a speed profile of your kernels (JSON, schema_version 1) to show beside the accuracy of the backward rows");
+  cmd.add_option("--timings-alias", aliases,
+                 "FROM=TO (repeatable): read the profile's architecture or provider name FROM as TO, "
+                 "e.g. samu=complex_rglru")
+      ->needs(timings);
+}
+
 void ReferenceBudget::add_to(CLI::App& cmd) {
   cmd.add_option("--max-reference-seconds", seconds,
                  "refuse a case whose reference would take longer than this (estimated before it starts)")

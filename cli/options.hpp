@@ -76,6 +76,16 @@ struct ShardOption {
   Choice choice() const;
 };
 
+//! --timings PROFILE.json [--timings-alias FROM=TO]...: a speed profile of the user's own kernels
+//! (reports/profile.hpp) joined to a report's backward rows (report, render, history add).
+struct TimingsOptions {
+  std::string profile;
+  std::vector<std::string> aliases;
+
+  void add_to(CLI::App& cmd);
+  bool given() const { return !profile.empty(); }
+};
+
 //! --worker 'COMMAND' and --plugin PATH.so (both repeatable) and --timeout SECONDS: the foreign backends
 //! (foreign-backends.md) a subcommand takes beside the built-ins, loaded into the registry before it runs.
 //! --plugin-in-process PATH.so (repeatable) loads a plugin into scancheck itself: no process between them,

@@ -30,23 +30,6 @@
 namespace scancheck::cli {
 namespace {
 
-//! --timings PROFILE.json [--timings-alias FROM=TO]...
-struct TimingsOptions {
-  std::string profile;
-  std::vector<std::string> aliases;
-
-  void add_to(CLI::App& cmd) {
-    CLI::Option* timings = cmd.add_option(
-        "--timings", profile,
-        "a speed profile of your kernels (JSON, schema_version 1) to show beside the accuracy of the backward rows");
-    cmd.add_option("--timings-alias", aliases,
-                   "FROM=TO (repeatable): read the profile's architecture or provider name FROM as TO, "
-                   "e.g. samu=complex_rglru")
-        ->needs(timings);
-  }
-  bool given() const { return !profile.empty(); }
-};
-
 void print_profile_join(const reports::ProfileJoin& join) {
   for (const std::string& line : reports::describe_profile_join(join)) std::printf("%s\n", line.c_str());
 }
@@ -204,8 +187,10 @@ std::string check_report_arguments(const std::vector<std::string>& args, std::in
   o.executor = ExecutorOption{};
   reports::ReportOptions options = report_options(o);
   if (o.foreign.workers.empty() && o.foreign.plugins.empty() && o.foreign.in_process_plugins.empty()) {
-    options.shard = {shards - 1, shards};  // the last shard is the first without a case, if any is
-    reports::plan_report(options);
+    const std::int64_t cases = reports::plan_report(options).cases_unsharded;
+    if (shards > cases)
+      throw InputError(fmt::format("--shards {}: the report's plan has only {} cases, so at most {} shards have work",
+                                   shards, cases, cases));
   }
   return o.label.empty() ? o.preset : o.label;
 }

@@ -192,13 +192,16 @@ std::vector<std::string> alternatives(std::string_view glob) {
 
 }  // namespace
 
-std::vector<const BackendInfo*> match_backends(std::string_view glob) {
+bool backend_name_matches(std::string_view glob, const std::string& name) {
   const std::vector<std::string> patterns = alternatives(glob);
+  return std::any_of(patterns.begin(), patterns.end(),
+                     [&](const std::string& p) { return fnmatch(p.c_str(), name.c_str(), 0) == 0; });
+}
+
+std::vector<const BackendInfo*> match_backends(std::string_view glob) {
   std::vector<const BackendInfo*> out;
   for (const BackendInfo& b : registry())
-    if (std::any_of(patterns.begin(), patterns.end(),
-                    [&](const std::string& p) { return fnmatch(p.c_str(), b.name.c_str(), 0) == 0; }))
-      out.push_back(&b);
+    if (backend_name_matches(glob, b.name)) out.push_back(&b);
   if (out.empty()) throw InputError(fmt::format("no backend matches '{}' (scancheck list shows every backend)", glob));
   return out;
 }

@@ -74,8 +74,11 @@ std::vector<BackendResult> check_backends(const Case& c, const std::vector<const
 BackendResult verify_outputs(std::string name, const Case& c, const Outputs& candidate, const TolerancePolicy& policy,
                              int threads = 0);
 
-//! Registered backends whose names match a shell glob (* ? [...] and one {a,b,...} alternation, as in
-//! '{rglru/chunk16,complex_rglru/chunk32}@*'), in registry order; throws InputError when none does.
+//! Whether a backend name matches a shell glob (* ? [...] and one {a,b,...} alternation, as in
+//! '{rglru/chunk16,complex_rglru/chunk32}@*'); the name need not be registered (a report's, a history's).
+bool backend_name_matches(std::string_view glob, const std::string& name);
+
+//! Registered backends whose names match the glob, in registry order; throws InputError when none does.
 std::vector<const BackendInfo*> match_backends(std::string_view glob);
 
 //! A per-tensor table (tensor, error / bound, baseline ratio, max abs, max rel, ulp p50/p99/max, verdict) and

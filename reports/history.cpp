@@ -3,7 +3,6 @@
 // transaction), the schema's migrations, and the queries of history.hpp.
 #include "reports/history.hpp"
 
-#include <fnmatch.h>
 #include <sqlite3.h>
 
 #include <algorithm>
@@ -20,6 +19,7 @@
 
 #include "core/error.hpp"
 #include "core/generate.hpp"
+#include "properties/differential.hpp"
 
 namespace scancheck::reports {
 namespace fs = std::filesystem;
@@ -88,6 +88,10 @@ ALTER TABLE reports ADD COLUMN scaled_error_sum REAL NOT NULL DEFAULT 0;
 UPDATE reports SET
   tensors_measured = (SELECT count(scaled_error) FROM row_tensors WHERE row_tensors.report_id = reports.id),
   scaled_error_sum = (SELECT total(scaled_error) FROM row_tensors WHERE row_tensors.report_id = reports.id);
+)sql",
+    // 2 -> 3: the speed a user's joined profile measured (`history add --timings`), beside scancheck's own.
+    R"sql(
+ALTER TABLE report_rows ADD COLUMN profile_ms REAL;
 )sql"};
 
 //! FNV-1a, 64 bits, as 16 hex digits: the identity of a report's text (not a defence against anyone).
@@ -98,22 +102,6 @@ std::string content_hash(std::string_view text) {
     h *= 0x100000001b3ull;
   }
   return fmt::format("{:016x}", h);
-}
-
-//! The globs of one {a,b,...} alternation, as properties/differential.cpp expands them for match_backends
-//! (fnmatch has none): "x{a,b}y" -> "xay", "xby".
-std::vector<std::string> alternatives(std::string_view glob) {
-  const auto open = glob.find('{'), close = glob.find('}', open);
-  if (open == std::string_view::npos || close == std::string_view::npos) return {std::string(glob)};
-  std::vector<std::string> out;
-  const std::string_view head = glob.substr(0, open), tail = glob.substr(close + 1);
-  const std::string_view list = glob.substr(open + 1, close - open - 1);
-  for (std::size_t start = 0;;) {
-    const std::size_t comma = std::min(list.find(',', start), list.size());
-    out.push_back(fmt::format("{}{}{}", head, list.substr(start, comma - start), tail));
-    if (comma == list.size()) return out;
-    start = comma + 1;
-  }
 }
 
 //! The first thing that made a row fail (report_rows.reason): the page's tooltips, history.md.
@@ -376,8 +364,8 @@ HistoryEntry entry_of(const Report& r) {
 void insert_rows(Connection& c, std::int64_t report_id, const Report& r) {
   Statement row_insert(c,
                        "INSERT INTO report_rows (report_id, row_index, backend, architecture, io_dtype, direction, "
-                       "case_request, shape, repro, verdict, reason, median_ms) "
-                       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
+                       "case_request, shape, repro, verdict, reason, median_ms, profile_ms) "
+                       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)");
   Statement tensor_insert(c,
                           "INSERT INTO row_tensors (report_id, row_index, tensor, dtype, scaled_error, bound_ratio, "
                           "pass, reason) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
@@ -389,6 +377,7 @@ void insert_rows(Connection& c, std::int64_t report_id, const Report& r) {
     row_insert.bind(7, to_string(r.case_of(row).request)).bind(8, to_string(row.shape)).bind(9, row.repro);
     row_insert.bind(10, to_string(row.verdict)).bind(11, failure_reason(row));
     row_insert.bind(12, row.timing ? std::optional<double>(row.timing->median_ms) : std::nullopt);
+    row_insert.bind(13, row.profile ? std::optional<double>(row.profile->summed_cuda_duration_us / 1000) : std::nullopt);
     row_insert.run();
     row_insert.reset();
     for (const TensorEntry& t : row.tensors) {
@@ -415,10 +404,7 @@ std::string short_revision(std::string_view revision) {
 }
 
 bool matches_backend_glob(std::string_view glob, std::string_view backend) {
-  const std::string name(backend);
-  for (const std::string& pattern : alternatives(glob))
-    if (fnmatch(pattern.c_str(), name.c_str(), 0) == 0) return true;
-  return false;
+  return backend_name_matches(glob, std::string(backend));
 }
 
 void check_since(std::string_view since) {
@@ -515,7 +501,7 @@ std::vector<HistoryMeasurement> History::measurements(const HistoryQuery& q) con
   if (!q.since.empty()) check_since(q.since);
   Statement s(*db_,
               "SELECT r.report_id, r.backend, r.direction, r.verdict, r.reason, r.median_ms, t.tensor, t.scaled_error, "
-              "t.bound_ratio, t.pass, t.reason, r.row_index FROM reports p JOIN report_rows r ON r.report_id = p.id "
+              "t.bound_ratio, t.pass, t.reason, r.row_index, r.profile_ms FROM reports p JOIN report_rows r ON r.report_id = p.id "
               "LEFT JOIN row_tensors t ON t.report_id = r.report_id AND t.row_index = r.row_index "
               "WHERE p.label = ?1 AND p.generated_at >= ?2 AND backend_glob(?3, r.backend) "
               "ORDER BY p.generated_at, p.id, r.row_index, t.rowid");
@@ -535,6 +521,7 @@ std::vector<HistoryMeasurement> History::measurements(const HistoryQuery& q) con
     m.tensor_pass = m.tensor.empty() || s.integer(9) != 0;
     m.tensor_reason = s.text(10);
     m.row_index = s.integer(11);
+    m.profile_ms = s.optional_real(12);
     out.push_back(std::move(m));
   }
   return out;

@@ -9,7 +9,8 @@
 //!   v1  reports(id, label, generated_at, git_revision, host, content_hash, added_at, rows_total, rows_failed,
 //!               interrupted, bound_factor, report_json)        one per report; report_json is to_json_text
 //!       report_rows(report_id, row_index, backend, architecture, io_dtype, direction, case_request, shape,
-//!                   repro, verdict, reason, median_ms)         one per report row
+//!                   repro, verdict, reason, median_ms,         one per report row
+//!                   profile_ms)
 //!       row_tensors(report_id, row_index, tensor, dtype, scaled_error, bound_ratio, pass, reason)
 //!                                                             one per tensor of a row (scaled_error() of its
 //!                                                             metrics; NULL where it is NaN)
@@ -49,7 +50,7 @@ struct HistoryConnection;  //!< history.cpp: the SQLite handle
 }
 
 //! The schema this scancheck writes, and the newest it reads.
-inline constexpr int history_schema_version = 2;
+inline constexpr int history_schema_version = 3;
 
 //! One stored report, without its rows.
 struct HistoryEntry {
@@ -86,6 +87,7 @@ struct HistoryMeasurement {
   scancheck::Verdict verdict = scancheck::Verdict::pass;  //!< the row's
   std::string reason;               //!< why the row failed (its first reason), empty when it passed
   std::optional<double> median_ms;  //!< the row's device time, when measured
+  std::optional<double> profile_ms;  //!< the row's time in a joined profile of the user's (ProfileTiming), ms
   std::string tensor;
   std::optional<double> scaled_error;  //!< absent: no tensor, or NaN
   std::optional<double> bound_ratio;

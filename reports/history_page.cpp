@@ -104,6 +104,7 @@ std::vector<TrendSeries> build_series(const std::vector<HistoryMeasurement>& mea
     keep_max(p.scaled_error, m.scaled_error);
     keep_max(p.bound_ratio, m.bound_ratio);
     keep_max(p.median_ms, m.median_ms);
+    keep_max(p.profile_ms, m.profile_ms);
     if (!m.tensor_pass) {
       SeriesBuilder::mark(p, m, m.tensor_reason.empty() ? std::string() : m.tensor + ": " + m.tensor_reason);
       row_blamed_a_tensor[row] = true;
@@ -300,15 +301,17 @@ std::string bound_factor_line(const Frame& f, double factor) {
       px(f.x0()), px(f.x1()), px(y), px(f.x1() - 4), px(y - 4), num(factor));
 }
 
-//! Whether a report measured the device time of the plot's pass.
+//! Whether a report measured the device time of the plot's pass, itself or in the user's joined profile.
 bool timed(const TrendSeries& s) {
-  return std::any_of(s.points.begin(), s.points.end(), [](const TrendPoint& p) { return p.median_ms.has_value(); });
+  return std::any_of(s.points.begin(), s.points.end(),
+                     [](const TrendPoint& p) { return p.median_ms.has_value() || p.profile_ms.has_value(); });
 }
 
 std::string series_svg(const TrendSeries& s, const HistoryView& view) {
   const auto error = [](const TrendPoint& p) { return p.scaled_error; };
   const auto ratio = [](const TrendPoint& p) { return p.bound_ratio; };
   const auto time = [](const TrendPoint& p) { return p.median_ms; };
+  const auto profiled = [](const TrendPoint& p) { return p.profile_ms; };
   XAxis x;
   x.count = view.reports.size();
   // Two plots side by side on a wide screen up to 30 reports; wider (scrolling) beyond 66.
@@ -334,9 +337,18 @@ std::string series_svg(const TrendSeries& s, const HistoryView& view) {
          report_grid(ratio_f, x) + bound_factor_line(ratio_f, bound_factor) +
          value_series(ratio_f, x, s, view, "bound-ratio", "bound ratio", ratio);
   if (timed(s)) {
-    const Frame time_f = panel_frame(x, height, time_top, time_top + time_h, value_decades(s, time));
-    out += panel_area(time_f) + panel_title(time_f, "median device time") + y_decade_axis(time_f, "ms") +
-           report_grid(time_f, x) + value_series(time_f, x, s, view, "device-time", "median ms", time);
+    // One scale for both: scancheck's CUDA-event median and the user's profile (summed CUDA durations).
+    const auto smallest = [](const TrendPoint& p) {
+      return p.median_ms && p.profile_ms ? std::optional(std::min(*p.median_ms, *p.profile_ms))
+                                         : p.median_ms ? p.median_ms : p.profile_ms;
+    };
+    const auto largest = [](const TrendPoint& p) { return p.median_ms ? std::max(p.median_ms, p.profile_ms) : p.profile_ms; };
+    const std::pair<double, double> span{value_decades(s, smallest).first, value_decades(s, largest).second};
+    const Frame time_f = panel_frame(x, height, time_top, time_top + time_h, span);
+    out += panel_area(time_f) + panel_title(time_f, "device time (median; your profile)") +
+           y_decade_axis(time_f, "ms") + report_grid(time_f, x) +
+           value_series(time_f, x, s, view, "device-time", "median ms", time) +
+           value_series(time_f, x, s, view, "profile-time", "profiled ms", profiled);
   }
   out += report_labels(x, axis_y, view);
   return out + "</svg>\n";
@@ -381,7 +393,7 @@ svg .bound-factor{stroke:var(--fail);stroke-width:1.2;stroke-dasharray:5 4}
 svg .series polyline{fill:none;stroke-width:1.6}
 svg .series.error polyline{stroke:#0969da}svg .series.error circle{fill:#0969da}
 svg .series.bound-ratio polyline{stroke:#bc4c00}svg .series.bound-ratio circle{fill:#bc4c00}
-svg .series.device-time polyline{stroke:#8250df}svg .series.device-time circle{fill:#8250df}
+svg .series.device-time polyline{stroke:#8250df}svg .series.device-time circle{fill:#8250df}svg .series.profile-time polyline{stroke:#bf8700;stroke-dasharray:4 3}svg .series.profile-time circle{fill:#bf8700}
 svg .failure-marker path{fill:var(--fail);stroke:#6e1016;stroke-width:1.2}
 table{border-collapse:collapse;font-size:12.5px;font-variant-numeric:tabular-nums}
 th,td{padding:2px 10px;border-bottom:1px solid #eaeef2;text-align:right;white-space:nowrap}

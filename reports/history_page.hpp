@@ -45,6 +45,7 @@ struct TrendPoint {
   std::optional<double> scaled_error;  //!< the largest of the backend's rows holding the tensor; absent: none (NaN)
   std::optional<double> bound_ratio;   //!< the largest
   std::optional<double> median_ms;     //!< the largest median device time of those rows
+  std::optional<double> profile_ms;    //!< the largest time a joined profile of the user's measured for them
   bool failed = false;                 //!< drawn as a failure marker
   std::string verdict = "pass";        //!< the failing row's verdict when failed
   std::string reason;                  //!< why it failed (the tensor's first reason, else the row's)

@@ -45,9 +45,15 @@ class Merger {
                                      to_string(id.direction), id.request, seen->second, in.source));
       Row merged = row;
       merged.case_id = case_id(in.report.case_of(row), id.request);
+      // A joined profile belongs to the report it was joined to (its counts, its unmatched rows): the
+      // merge drops it and says so, and `render --timings` joins the profile to the merged report.
+      dropped_profile_timings_ |= merged.profile.has_value();
+      merged.profile.reset();
       out_.rows.push_back(std::move(merged));
     }
   }
+
+  bool dropped_profile_timings() const { return dropped_profile_timings_; }
 
  private:
   //! The merged id of a case, adding the case on its first appearance.
@@ -62,6 +68,7 @@ class Merger {
   }
 
   Report& out_;
+  bool dropped_profile_timings_ = false;
   std::map<std::string, std::string> case_ids_;
   std::map<RowIdentity, std::string> row_sources_;
 };
@@ -150,6 +157,9 @@ Report merge_reports(const std::vector<MergeInput>& inputs, std::int64_t expecte
     merger.add(in);
     out.coverage.backends_total = std::max(out.coverage.backends_total, in.report.coverage.backends_total);
   }
+  if (merger.dropped_profile_timings())
+    out.scope.push_back("The shards' joined speed profiles were not merged: join the profile to this report with "
+                        "`scancheck render REPORT --timings PROFILE.json --out DIR`.");
   out.merged_from = provenance(inputs);
   out.method.shard.reset();  // the merge is the run, not one of its parts
   std::erase_if(out.scope, [](const std::string& line) { return line.starts_with("Shard "); });

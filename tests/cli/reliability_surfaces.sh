@@ -259,6 +259,22 @@ report_variant report-backend 'r["rows"][0]["backend"] = "lstm/x@fp32"'
 report_variant report-unknown-key 'r["colour"] = "red"'
 report_variant report-negative 'r["cases"][0]["elements_total"] = -5'
 report_variant report-other-label 'r["label"] = "other"'
+report_variant report-shard 'r["method"]["shard"] = {"index": 0, "count": 2}'
+report_variant report-shard-index 'r["method"]["shard"] = {"index": 2, "count": 2}'
+report_variant report-shards-missing 'r["coverage"]["shards"] = {"count": 2, "merged": [0], "missing": [5], "interrupted": []}'
+
+# A history holding the fixture report.
+"$bin" history add fixtures/report --db fixtures/history.db >/dev/null
+
+# Speed profiles (--timings): the real one's format, broken.
+printf '{"schema_version": 1, ' >fixtures/profile-not-json.json
+echo '{"schema_version": 2, "method": "m", "rows": []}' >fixtures/profile-v2.json
+echo '{"schema_version": 1, "method": "m", "rows": [], "colour": 1}' >fixtures/profile-unknown-key.json
+echo '{"schema_version": 1, "method": "m", "rows": []}' >fixtures/profile-no-rows.json
+
+# A stand-in sbatch that refuses every job, as a cluster does for a partition it lacks.
+printf '#!/bin/sh\necho "sbatch: error: invalid partition specified: gpu" >&2\nexit 1\n' >fixtures/refusing-sbatch
+chmod +x fixtures/refusing-sbatch
 
 "$py" -c "$edits" || { echo "FAIL: the fixture edits"; exit 1; }
 
@@ -428,6 +444,59 @@ entry "merge" "a dangling case id" -- merge fixtures/report fixtures/report-dang
 entry "merge" "reports of different labels" -- merge fixtures/report fixtures/report-other-label.json --out merged.json
 entry "merge" "duplicate rows (a report twice)" -- merge fixtures/report fixtures/report --out merged.json
 entry "merge" "one report" -- merge fixtures/report --out merged.json
+entry "merge" "one shard twice" -- merge fixtures/report-shard.json fixtures/report-shard.json --out merged.json
+entry "merge" "a shard with a whole report" -- merge fixtures/report-shard.json fixtures/report-other-label.json --out merged.json
+entry "merge" "--shards of whole reports" -- merge fixtures/report fixtures/report --shards 2 --out merged.json
+entry "merge" "--shards disagreeing with the shards" -- merge fixtures/report-shard.json --shards 3 --out merged.json
+entry "merge" "--shards 0" -- merge fixtures/report-shard.json --shards 0 --out merged.json
+entry "merge" "method.shard index not below count" -- merge fixtures/report-shard-index.json --out merged.json
+entry "render report.json" "coverage.shards naming shard 5 of 2" -- render fixtures/report-shards-missing.json "${rr[@]}"
+
+entry "report --shard" "not i/n" -- report --preset quick --backends 'scan/sequential@fp32' --shard half --out r
+entry "report --shard" "i not below n" -- report --preset quick --backends 'scan/sequential@fp32' --shard 3/3 --out r
+entry "report --shard" "more shards than cases" -- report --preset quick --backends 'scan/sequential@fp32' --shard 0/99 --out r
+entry "report (Slurm)" "SLURM_ARRAY_TASK_ID outside the array" env=SLURM_ARRAY_TASK_ID=5 env=SLURM_ARRAY_TASK_COUNT=3 \
+  -- report --preset quick --backends 'scan/sequential@fp32' --out r
+entry "report (Slurm)" "SLURM_ARRAY_TASK_ID without SLURM_ARRAY_TASK_COUNT" env=SLURM_ARRAY_TASK_ID=1 \
+  -- report --preset quick --backends 'scan/sequential@fp32' --out r
+entry "fuzz (Slurm)" "SLURM_ARRAY_TASK_ID not a number" env=SLURM_ARRAY_TASK_ID=one env=SLURM_ARRAY_TASK_COUNT=3 \
+  -- fuzz --backends 'scan/sequential@fp32' --cases 1 --findings f
+entry "report (Kubernetes)" "JOB_COMPLETION_INDEX without SCANCHECK_SHARD_COUNT" env=JOB_COMPLETION_INDEX=0 \
+  -- report --preset quick --backends 'scan/sequential@fp32' --out r
+entry "report (Kubernetes)" "JOB_COMPLETION_INDEX not below SCANCHECK_SHARD_COUNT" env=JOB_COMPLETION_INDEX=4 \
+  env=SCANCHECK_SHARD_COUNT=4 -- report --preset quick --backends 'scan/sequential@fp32' --out r
+entry "--device" "with the host executor" -- check --arch scan --shape 1,9,4 --seed 1 --backend 'scan/sequential@fp32' --device 0
+entry "--device" "negative" -- check --arch scan --shape 1,9,4 --seed 1 --backend 'scan/sequential@fp32' --executor cuda --device -1
+entry "--device" "a GPU this machine lacks" -- check --arch scan --shape 1,9,4 --seed 1 --backend 'scan/sequential@fp32' --executor cuda --device 7
+entry "fuzz --devices" "with the host executor" -- fuzz --backends 'scan/sequential@fp32' --devices all --findings f
+entry "fuzz --devices" "all, on a machine without a GPU" -- fuzz --backends 'scan/sequential@fp32' --executor cuda --devices all --findings f
+entry "fuzz --devices" "with --shard" -- fuzz --backends 'scan/sequential@fp32' --executor cuda --devices 0 --shard 0/2 --findings f
+
+entry "campaign" "--shards 0" -- campaign --shards 0 --sbatch fixtures/refusing-sbatch --out c -- --preset quick
+entry "campaign" "no report arguments" -- campaign --shards 2 --sbatch fixtures/refusing-sbatch --out c
+entry "campaign" "--out among the report's arguments" -- campaign --shards 2 --sbatch fixtures/refusing-sbatch --out c -- --preset quick --out r
+entry "campaign" "a misspelt report option" -- campaign --shards 2 --sbatch fixtures/refusing-sbatch --out c -- --presett quick
+entry "campaign" "more shards than the plan's cases" -- campaign --shards 99 --sbatch fixtures/refusing-sbatch --out c -- --preset quick --backends 'scan/sequential@fp32'
+entry "campaign" "sbatch not found" -- campaign --shards 2 --sbatch fixtures/no-such-sbatch --out c -- --preset quick
+entry "campaign" "sbatch refuses the job" -- campaign --shards 2 --sbatch fixtures/refusing-sbatch --out c -- --preset quick
+entry "campaign" "--out unwritable (/proc)" -- campaign --shards 2 --sbatch fixtures/refusing-sbatch --out /proc/c -- --preset quick
+
+entry "render --timings" "profile not JSON" -- render fixtures/report --timings fixtures/profile-not-json.json --out rendered
+entry "render --timings" "profile of schema_version 2" -- render fixtures/report --timings fixtures/profile-v2.json --out rendered
+entry "render --timings" "profile with an unknown key" -- render fixtures/report --timings fixtures/profile-unknown-key.json --out rendered
+entry "render --timings" "profile without rows" -- render fixtures/report --timings fixtures/profile-no-rows.json --out rendered
+entry "render --timings" "profile missing" -- render fixtures/report --timings fixtures/nothing.json --out rendered
+entry "render --timings" "--timings-alias without '='" -- render fixtures/report --timings fixtures/profile-v2.json --timings-alias samu --out rendered
+entry "history add" "a report that is not JSON" -- history add fixtures/report-not-json.json --db h.db
+entry "history add" "a database that is not SQLite" -- history add fixtures/report --db fixtures/a-file
+entry "history add" "--timings profile not JSON" -- history add fixtures/report --timings fixtures/profile-not-json.json --db h.db
+entry "history show" "database missing" -- history show --db fixtures/nothing.db --out hist
+entry "history show" "--since not a date" -- history show --db fixtures/history.db --since yesterday --out hist
+entry "history show" "a label the history lacks" -- history show --db fixtures/history.db --label weekly --out hist
+entry "history show" "--out holding the database" -- history show --db fixtures/history.db --out fixtures
+entry "history check" "database missing" -- history check --db fixtures/nothing.db fixtures/report
+entry "history check" "a report that is not JSON" -- history check --db fixtures/history.db fixtures/report-not-json.json
+entry "report --timings" "profile not JSON (refused before the run)" -- report --preset quick --backends 'scan/sequential@fp32' --timings fixtures/profile-not-json.json --out r
 entry "calibrate" "a missing field" -- calibrate fixtures/report-missing.json --out tolerances.json
 entry "calibrate" "--margin nan" -- calibrate fixtures/report --out tolerances.json --margin nan
 entry "calibrate" "--format yaml" -- calibrate fixtures/report --out tolerances.json --format yaml

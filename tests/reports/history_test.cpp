@@ -269,7 +269,7 @@ TEST(HistorySchema, AVersionOneDatabaseIsMigratedAndItsRankingBackfilled) {
   const Report old_report = nightly(1);
   write_v1_database(dir / "h.db", old_report);
   History h(dir / "h.db", History::Open::create_or_upgrade);
-  EXPECT_EQ(h.schema_version(), 2);
+  EXPECT_EQ(h.schema_version(), history_schema_version);  // through every step: 1 -> 2 -> 3
   // v2's columns, computed from the v1 tensors: two of them, 1e-7 + 3e-7.
   const std::optional<HistoryEntry> best = h.best_earlier("nightly", "2024-12-31");
   ASSERT_TRUE(best);
@@ -288,15 +288,15 @@ TEST(HistorySchema, ANewerVersionIsRefusedUntouched) {
   {
     RawDb raw(dir / "h.db");
     raw.exec("CREATE TABLE reports (id INTEGER PRIMARY KEY, future TEXT); PRAGMA application_id = 1396918347; "
-             "PRAGMA user_version = 3");
+             "PRAGMA user_version = 4");
   }
   for (const History::Open mode : {History::Open::create_or_upgrade, History::Open::existing}) {
     const std::string message = input_error([&] { History h(dir / "h.db", mode); });
-    EXPECT_TRUE(contains(message, fmt::format("history database {} has schema version 3; this scancheck reads up to 2",
+    EXPECT_TRUE(contains(message, fmt::format("history database {} has schema version 4; this scancheck reads up to 3",
                                               (dir / "h.db").string())));
   }
   RawDb raw(dir / "h.db");
-  EXPECT_EQ(raw.integer("PRAGMA user_version"), 3);
+  EXPECT_EQ(raw.integer("PRAGMA user_version"), 4);
   EXPECT_EQ(raw.text("PRAGMA journal_mode"), "delete");  // not even switched to WAL
 }
 
@@ -660,6 +660,33 @@ TEST(HistoryPage, FiltersAndRefusesAnEmptySelection) {
   EXPECT_TRUE(contains(input_error([&] { history_view(h, {"nightly", "rglru/*"}); }),
                        "has no report of label 'nightly' with a backend matching 'rglru/*'"));
   EXPECT_TRUE(contains(input_error([&] { history_view(h, {"nightly", "*", "2025-01-01"}); }), "since 2025-01-01"));
+}
+
+// `history add --timings`: the speed a user's profile measured is kept per row and plotted beside the
+// error, on the backward plots it was joined to only.
+TEST(HistoryPage, PlotsTheTimesOfAJoinedProfile) {
+  TempDir dir;
+  History h(dir / "h.db", History::Open::create_or_upgrade);
+  for (int k = 1; k <= 3; ++k) {
+    Report r = nightly(k);
+    for (Row& row : r.rows)
+      if (row.backend == chunk16 && row.direction == Direction::backward)
+        row.profile = ProfileTiming{0, 1500.0 * k, 35, {}};
+    ASSERT_TRUE(h.add(r).added);
+  }
+  const HistoryView v = history_view(h, {"nightly", chunk16});
+  const TrendSeries& backward = series_of(v, chunk16, "da");
+  ASSERT_EQ(backward.points.size(), 3u);
+  for (std::size_t k = 0; k < 3; ++k) {
+    ASSERT_TRUE(backward.points[k].profile_ms) << k;
+    EXPECT_DOUBLE_EQ(*backward.points[k].profile_ms, 1.5 * static_cast<double>(k + 1));
+    EXPECT_FALSE(backward.points[k].median_ms);
+  }
+  for (const TrendPoint& p : series_of(v, chunk16, "h").points) EXPECT_FALSE(p.profile_ms);
+  const std::string html = render_history_html(v);
+  const std::size_t group = html.find("<g class=\"series profile-time\">");
+  ASSERT_NE(group, std::string::npos);
+  EXPECT_NE(html.find("<circle class=\"point\"", group), std::string::npos);
 }
 
 TEST(HistoryPage, IsSelfContainedAndEscapesOutsideText) {
