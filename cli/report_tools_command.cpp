@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -44,9 +45,10 @@ struct MergeOptions {
 int run_merge(const MergeOptions& o) {
   std::vector<reports::MergeInput> inputs;
   for (const std::string& path : o.inputs) inputs.push_back({path, reports::load_report(path)});
-  const reports::Report merged = reports::merge_reports(inputs, o.shards);
+  const std::size_t count = inputs.size();
+  const reports::Report merged = reports::merge_reports(std::move(inputs), o.shards);
   reports::save_report_json(merged, o.out);
-  std::printf("merge: %zu reports -> %s: %s\n", inputs.size(), o.out.c_str(), merged.verdict.summary.c_str());
+  std::printf("merge: %zu reports -> %s: %s\n", count, o.out.c_str(), merged.verdict.summary.c_str());
   return 0;
 }
 

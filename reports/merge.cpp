@@ -36,21 +36,24 @@ class Merger {
  public:
   explicit Merger(Report& out) : out_(out) {}
 
-  void add(const MergeInput& in) {
-    for (const Row& row : in.report.rows) {
+  //! Moves `in`'s rows into the merge (a campaign's shards hold many): `in` keeps its header only.
+  void add(MergeInput& in) {
+    for (Row& row : in.report.rows) {
       const RowIdentity id = row_identity(in.report, row);
       const auto [seen, fresh] = row_sources_.emplace(id, in.source);
       if (!fresh)
         throw InputError(fmt::format("duplicate row: {} {} on case {} is in both {} and {}", id.backend,
                                      to_string(id.direction), id.request, seen->second, in.source));
-      Row merged = row;
-      merged.case_id = case_id(in.report.case_of(row), id.request);
+      const std::string merged_case = case_id(in.report.case_of(row), id.request);
+      Row merged = std::move(row);
+      merged.case_id = merged_case;
       // A joined profile belongs to the report it was joined to (its counts, its unmatched rows): the
       // merge drops it and says so, and `render --timings` joins the profile to the merged report.
       dropped_profile_timings_ |= merged.profile.has_value();
       merged.profile.reset();
       out_.rows.push_back(std::move(merged));
     }
+    in.report.rows.clear();
   }
 
   bool dropped_profile_timings() const { return dropped_profile_timings_; }
@@ -140,7 +143,7 @@ std::optional<std::string> incompleteness(const std::vector<MergeInput>& inputs,
 
 }  // namespace
 
-Report merge_reports(const std::vector<MergeInput>& inputs, std::int64_t expected_shards) {
+Report merge_reports(std::vector<MergeInput> inputs, std::int64_t expected_shards) {
   const std::optional<ShardCoverage> shards = shards_of(inputs, expected_shards);
   check_compatible(inputs, shards.has_value());
   const Report& first = inputs.front().report;
@@ -153,7 +156,7 @@ Report merge_reports(const std::vector<MergeInput>& inputs, std::int64_t expecte
   out.policy = first.policy;
   out.scope = merged_scope(first.scope, inputs.size());
   Merger merger(out);
-  for (const MergeInput& in : inputs) {
+  for (MergeInput& in : inputs) {
     merger.add(in);
     out.coverage.backends_total = std::max(out.coverage.backends_total, in.report.coverage.backends_total);
   }

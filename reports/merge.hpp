@@ -35,6 +35,7 @@ struct MergeInput {
 
 //! Throws InputError for too few inputs, a label or policy mismatch, shards that disagree, or a duplicate row.
 //! `expected_shards` (> 0): the run's shard count, checked against the shards' own.
-Report merge_reports(const std::vector<MergeInput>& inputs, std::int64_t expected_shards = 0);
+//! The inputs are taken by value: their rows move into the merge (pass them with std::move to save a copy).
+Report merge_reports(std::vector<MergeInput> inputs, std::int64_t expected_shards = 0);
 
 }  // namespace scancheck::reports
