@@ -345,7 +345,12 @@ std::string series_svg(const TrendSeries& s, const HistoryView& view) {
     const auto largest = [](const TrendPoint& p) { return p.median_ms ? std::max(p.median_ms, p.profile_ms) : p.profile_ms; };
     const std::pair<double, double> span{value_decades(s, smallest).first, value_decades(s, largest).second};
     const Frame time_f = panel_frame(x, height, time_top, time_top + time_h, span);
-    out += panel_area(time_f) + panel_title(time_f, "device time (median; your profile)") +
+    const bool measured = std::any_of(s.points.begin(), s.points.end(), [](const TrendPoint& p) { return p.median_ms.has_value(); });
+    const bool profiled_any = std::any_of(s.points.begin(), s.points.end(), [](const TrendPoint& p) { return p.profile_ms.has_value(); });
+    const char* title = measured && profiled_any ? "device time: median (purple), your profile (gold)"
+                        : measured               ? "median device time"
+                                                 : "device time in your profile";
+    out += panel_area(time_f) + panel_title(time_f, title) +
            y_decade_axis(time_f, "ms") + report_grid(time_f, x) +
            value_series(time_f, x, s, view, "device-time", "median ms", time) +
            value_series(time_f, x, s, view, "profile-time", "profiled ms", profiled);
@@ -357,53 +362,23 @@ std::string series_svg(const TrendSeries& s, const HistoryView& view) {
 // ---- the page -----------------------------------------------------------------------------------------
 
 constexpr std::string_view style = R"css(
-:root{--pass:#1a7f37;--fail:#d1242f;--ink:#1f2328;--muted:#59636e;--rule:#d1d9e0;--panel:#f6f8fa}
-*{box-sizing:border-box}
-body{margin:0;background:#fff;color:var(--ink);font:14px/1.45 system-ui,"Segoe UI",Roboto,"DejaVu Sans",sans-serif}
-main{max-width:1360px;margin:0 auto;padding:24px 20px 48px}
-h1{font-size:26px;margin:0 0 12px;font-weight:650}
-h1 small{font-weight:400;color:var(--muted);font-size:18px}
 h2{font-size:20px;margin:40px 0 6px;padding-bottom:4px;border-bottom:1px solid var(--rule);
   font-family:ui-monospace,"DejaVu Sans Mono",monospace;overflow-wrap:anywhere}
-.banner{padding:12px 18px;border-radius:6px;color:#fff;font-size:18px;font-weight:600}
-.banner.pass{background:var(--pass)}
-.banner.fail{background:var(--fail)}
 dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;margin:16px 0;font-size:13px;
   background:var(--panel);border:1px solid var(--rule);border-radius:6px;padding:10px 14px}
-dt{color:var(--muted)}
 dd{margin:0;overflow-wrap:anywhere}
-.note{color:var(--muted);font-size:13px;max-width:1080px;margin:4px 0 10px}
-.legend{display:flex;flex-wrap:wrap;gap:4px 18px;font-size:12px;color:var(--muted);margin:4px 0 14px}
-.swatch{display:inline-block;width:18px;height:3px;vertical-align:middle;margin-right:6px}
 .swatch.error{background:#0969da}.swatch.ratio{background:#bc4c00}.swatch.time{background:#8250df}
 .swatch.failure{width:10px;height:10px;background:var(--fail);transform:rotate(45deg)}
-.panels{display:flex;flex-wrap:wrap;gap:14px}
 figure{margin:0}
-.scroll{overflow-x:auto}
-svg{display:block;font:11px system-ui,"DejaVu Sans",sans-serif;fill:var(--ink)}
-svg .plot-area{fill:#fff;stroke:#afb8c1}
-svg .grid{stroke:#d8dee4;stroke-width:1}
-svg .minor{stroke:#f0f2f4;stroke-width:1}
-svg .tick{fill:#57606a;font-size:10.5px}
 svg .revision{font:10px ui-monospace,"DejaVu Sans Mono",monospace}
-svg .axis-label{fill:#424a53;font-size:12px}
-svg .panel-title{font-size:13px;font-weight:600}
-svg .roundoff-label{fill:#6e7781;font-size:10.5px}
 svg .bound-factor{stroke:var(--fail);stroke-width:1.2;stroke-dasharray:5 4}
 svg .series polyline{fill:none;stroke-width:1.6}
 svg .series.error polyline{stroke:#0969da}svg .series.error circle{fill:#0969da}
 svg .series.bound-ratio polyline{stroke:#bc4c00}svg .series.bound-ratio circle{fill:#bc4c00}
 svg .series.device-time polyline{stroke:#8250df}svg .series.device-time circle{fill:#8250df}svg .series.profile-time polyline{stroke:#bf8700;stroke-dasharray:4 3}svg .series.profile-time circle{fill:#bf8700}
 svg .failure-marker path{fill:var(--fail);stroke:#6e1016;stroke-width:1.2}
-table{border-collapse:collapse;font-size:12.5px;font-variant-numeric:tabular-nums}
-th,td{padding:2px 10px;border-bottom:1px solid #eaeef2;text-align:right;white-space:nowrap}
-th{background:var(--panel);font-weight:600;border-bottom:1px solid var(--rule)}
-td.name,th.name{text-align:left}
-td.name{font-family:ui-monospace,"DejaVu Sans Mono",monospace;font-size:12px}
-tr.failed td{background:#ffebe9}
 .trend-worse{color:var(--fail);font-weight:700}
 .trend-better{color:var(--pass);font-weight:600}
-footer{margin-top:40px;color:var(--muted);font-size:12px}
 )css";
 
 std::string fact(std::string_view name, std::string_view value) {
@@ -541,8 +516,8 @@ std::string render_history_html(const HistoryView& v) {
   std::string out = fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-      "<title>scancheck history — {}</title>\n<style>{}</style>\n</head>\n<body>\n<main>\n",
-      escape(v.query.label), style);
+      "<title>scancheck history — {}</title>\n<style>{}{}</style>\n</head>\n<body>\n<main>\n",
+      escape(v.query.label), base_style, style);
   out += header(v) + trend_table(v) + backend_sections(v);
   out += "<footer>Written by scancheck history show from the history database; self-contained: no scripts, no "
          "external resources.</footer>\n</main>\n</body>\n</html>\n";

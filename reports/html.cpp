@@ -159,46 +159,23 @@ std::string verdict_section(const Report& r) {
 // ---- page ---------------------------------------------------------------------------------------------
 
 constexpr std::string_view style = R"css(
-:root{--pass:#1a7f37;--fail:#d1242f;--ink:#1f2328;--muted:#59636e;--rule:#d1d9e0;--panel:#f6f8fa}
-*{box-sizing:border-box}
-body{margin:0;background:#fff;color:var(--ink);font:14px/1.45 system-ui,"Segoe UI",Roboto,"DejaVu Sans",sans-serif}
-main{max-width:1360px;margin:0 auto;padding:24px 20px 48px}
-h1{font-size:26px;margin:0 0 12px;font-weight:650}
-h1 small{font-weight:400;color:var(--muted);font-size:18px}
 h2{font-size:20px;margin:40px 0 6px;padding-bottom:4px;border-bottom:1px solid var(--rule)}
 h3{font-size:15px;margin:22px 0 6px}
-.banner{padding:12px 18px;border-radius:6px;color:#fff;font-size:18px;font-weight:600}
-.banner.pass{background:var(--pass)}
-.banner.fail{background:var(--fail)}
 .facts{display:grid;grid-template-columns:repeat(auto-fit,minmax(280px,1fr));gap:12px;margin-top:16px}
 .facts section.wide{grid-column:1/-1}
 .facts section.wide dl{grid-template-columns:max-content 1fr max-content 1fr}
 .facts section{background:var(--panel);border:1px solid var(--rule);border-radius:6px;padding:10px 14px}
 .facts h3{margin:0 0 6px;font-size:12px;text-transform:uppercase;letter-spacing:.06em;color:var(--muted)}
 dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;margin:0;font-size:13px}
-dt{color:var(--muted)}
 dd{margin:0;font-variant-numeric:tabular-nums;overflow-wrap:anywhere}
-.note{color:var(--muted);font-size:13px;max-width:1080px;margin:4px 0 10px}
 .empty{font-size:17px;padding:24px;border:1px dashed var(--rule);border-radius:6px;text-align:center}
-.panels{display:flex;flex-wrap:wrap;gap:14px}
 figure{margin:0;max-width:650px}
-.scroll{overflow-x:auto}
-.legend{display:flex;flex-wrap:wrap;gap:4px 18px;font-size:12px;color:var(--muted);margin:4px 0 14px}
 .legend .failing{color:var(--fail)}
-.swatch{display:inline-block;width:18px;height:3px;vertical-align:middle;margin-right:6px}
 .swatch.bar{height:10px;width:10px}
 .swatch.dashed{border-top:2px dashed #111;height:0}
 .swatch.dotted{border-top:2px dotted #6e7781;height:0}
-svg{display:block;font:11px system-ui,"DejaVu Sans",sans-serif;fill:var(--ink)}
-svg .plot-area{fill:#fff;stroke:#afb8c1}
-svg .grid{stroke:#d8dee4;stroke-width:1}
-svg .minor{stroke:#f0f2f4;stroke-width:1}
-svg .tick{fill:#57606a;font-size:10.5px}
-svg .axis-label{fill:#424a53;font-size:12px}
-svg .panel-title{font-size:13px;font-weight:600}
 svg .empty-panel{fill:#8c959f;font-size:13px}
 svg .roundoff{stroke:#6e7781;stroke-width:1.2;stroke-dasharray:2 3}
-svg .roundoff-label{fill:#6e7781;font-size:10.5px}
 svg .series polyline{fill:none;stroke-width:1.1;stroke-opacity:var(--line-opacity,.4)}
 svg .series circle{stroke:none;fill-opacity:var(--line-opacity,.4)}
 svg .series.baseline polyline{stroke-width:1.6;stroke-opacity:.9;stroke-dasharray:6 4}
@@ -212,12 +189,6 @@ svg .cell-value{font-size:9px;text-anchor:middle;font-variant-numeric:tabular-nu
 svg .row-name,svg .column{font:10.5px ui-monospace,"DejaVu Sans Mono",monospace;fill:#24292f}
 svg .row-name.fail{fill:var(--fail);font-weight:700}
 svg .legend-tick{stroke:#57606a}
-table{border-collapse:collapse;font-size:12.5px;font-variant-numeric:tabular-nums}
-th,td{padding:2px 10px;border-bottom:1px solid #eaeef2;text-align:right;white-space:nowrap}
-th{background:var(--panel);font-weight:600;border-bottom:1px solid var(--rule)}
-td.name,th.name{text-align:left}
-td.name{font-family:ui-monospace,"DejaVu Sans Mono",monospace;font-size:12px}
-tr.failed td{background:#ffebe9}
 .verdict-pass{color:var(--pass);font-weight:600}
 .verdict-fail{color:var(--fail);font-weight:700}
 .failure{border-left:4px solid var(--fail);background:#fff8f7;padding:8px 12px;margin:10px 0;border-radius:0 6px 6px 0}
@@ -233,14 +204,13 @@ table.speed td{vertical-align:top}
 table.speed th{white-space:normal;vertical-align:bottom}
 table.speed td:first-child{white-space:normal;overflow-wrap:anywhere;max-width:380px}
 td.categories{text-align:left;font-size:11.5px;color:var(--muted)}
-footer{margin-top:40px;color:var(--muted);font-size:12px}
 )css";
 
 std::string page_head(const Report& r) {
   return fmt::format("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-                     "<title>scancheck tolerance report{}{}</title>\n<style>{}</style>\n</head>\n<body>\n<main>\n",
-                     r.label.empty() ? "" : " — ", escape(r.label), style);
+                     "<title>scancheck tolerance report{}{}</title>\n<style>{}{}</style>\n</head>\n<body>\n<main>\n",
+                     r.label.empty() ? "" : " — ", escape(r.label), base_style, style);
 }
 
 std::string fact(std::string_view name, std::string_view value) {

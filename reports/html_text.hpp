@@ -26,6 +26,10 @@ void put(std::string& out, fmt::format_string<Args...> format, Args&&... args) {
 //! The page has no other context: no script, no inline JSON, no URL, no style built from report text.
 std::string escape(std::string_view text);
 
+//! The style both pages share (the tolerance report's and the history's): colours, type, the banner, plot
+//! frames, tables. Each page's <style> is this, then its own rules.
+extern const std::string_view base_style;
+
 //! A number for reading: three significant digits; an absent one is "–".
 std::string num(double x);
 std::string num(const std::optional<double>& x);
