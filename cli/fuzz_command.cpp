@@ -195,6 +195,9 @@ int run_fuzz(const Options& o) {
   std::printf("fuzz: %lld cases, %lld backend runs in %.1f s, shard %s, seed %llu%s\n",
               static_cast<long long>(p.cases), static_cast<long long>(p.checks), p.elapsed, shard_text.c_str(),
               static_cast<unsigned long long>(o.seed), p.interrupted ? " (interrupted)" : "");
+  if (p.cases > 0 && p.elapsed > 0)
+    std::printf("fuzz: %.2f cases/s, %.0f%% of the time in the reference (%s)\n", static_cast<double>(p.cases) / p.elapsed,
+                100 * p.reference_seconds / p.elapsed, std::string(to_string(f.reference_precision)).c_str());
   for (std::size_t i = 0; i < p.findings.size(); ++i) {
     const Finding& finding = p.findings[i];
     std::printf("FAIL %s after %lld cases, shrunk in %d steps to %s\n  %s\n", finding.backend.c_str(),

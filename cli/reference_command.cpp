@@ -58,7 +58,7 @@ void write_reference(const std::filesystem::path& out, const Case& c, const Refe
         write_npy(tmp / "covered" / (name + ".npy"), m);
       }
     }
-    const nlohmann::json meta = {
+    nlohmann::json meta = {
         {"architecture", std::string(to_string(c.architecture))},
         {"shape", {{"batch", c.shape.batch}, {"length", c.shape.length}, {"width", c.shape.width},
                    {"heads", c.shape.heads}}},
@@ -67,6 +67,11 @@ void write_reference(const std::filesystem::path& out, const Case& c, const Refe
         {"blocks_computed", r.blocks_computed},
         {"blocks_total", r.blocks_total},
         {"seconds", seconds}};
+    if (r.tiers) {
+      nlohmann::json blocks = nlohmann::json::array();
+      for (const Block& b : r.tiers->float128_blocks) blocks.push_back({b.batch, b.head});
+      meta["tiers"] = {{"uncertified_elements", r.tiers->uncertified_elements}, {"float128_blocks", blocks}};
+    }
     write_file(tmp / "reference.json", {meta.dump(2) + "\n"});
   });
 }
@@ -84,7 +89,9 @@ void add_reference(CLI::App& app, Action& action) {
   CLI::App* cmd = app.add_subcommand("reference", "Compute the high-precision reference of a case");
   cmd->add_option("--case", o->case_dir, "case directory")->required();
   cmd->add_option("--out", o->out, "output directory (replaced atomically)")->required();
-  cmd->add_option("--precision", o->precision, "float128 (default) | mpfr50");
+  cmd->add_option("--precision", o->precision,
+                  "float128 (default) | mpfr50 | tiered (double certified by its own error bound, float128 "
+                  "for the blocks it does not certify: what check, fuzz and report judge with)");
   cmd->add_option("--threads", o->threads, "worker threads (default: all cores)");
   cmd->add_option("--sample", o->sample, "only these (batch:head) blocks, comma-separated, e.g. 0:0,3:1");
   cmd->add_flag("--no-bounds", o->no_bounds, "skip the float32 error bounds");
@@ -111,6 +118,9 @@ void add_reference(CLI::App& app, Action& action) {
                   std::string(to_string(c.architecture)).c_str(), to_string(c.shape).c_str(),
                   static_cast<long long>(r.blocks_computed), static_cast<long long>(r.blocks_total),
                   o->precision.c_str(), seconds);
+      if (r.tiers)
+        std::printf("tiers: %lld elements not certified in double; %zu blocks recomputed in float128\n",
+                    static_cast<long long>(r.tiers->uncertified_elements), r.tiers->float128_blocks.size());
       return 0;
     };
   });

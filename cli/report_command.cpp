@@ -38,6 +38,8 @@ struct Options {
   std::string preset = "quick", backends, label, out;
   std::uint64_t seed = 1;
   std::string lengths;
+  std::string reference_precision = "tiered";
+  bool sample = false;
   JudgeOptions judge;
   ReferenceBudget budget;
   ExecutorOption executor;
@@ -60,6 +62,8 @@ reports::ReportOptions report_options(const Options& o) {
     if (length < 1) throw InputError(fmt::format("--lengths '{}': lengths must be >= 1", o.lengths));
   r.stop = &stop_on_interrupt();
   r.max_reference_seconds = o.budget.seconds;
+  r.reference_precision = parse_precision(o.reference_precision);
+  r.sample = o.sample;
   const ShardOption::Choice shard = o.shard.choice();
   r.shard = {shard.index, shard.count};
   if (shard.count > 1)
@@ -151,6 +155,9 @@ void add_report_options(CLI::App& cmd, Options& o) {
   cmd.add_option("--seed", o.seed, "seed of the case stream (default 1)");
   cmd.add_option("--lengths", o.lengths, "quick, ci: case lengths instead of the preset's, e.g. 2,33,300");
   cmd.add_option("--label", o.label, "the report's label (default: the preset); merge joins reports of one label");
+  cmd.add_option("--reference-precision", o.reference_precision,
+                 "tiered (default: double certified element by element, float128 where not) | float128");
+  cmd.add_flag("--sample", o.sample, "seed-shapes: verify one (batch, head) block per case instead of every element");
   o.judge.add_to(cmd);
   o.budget.add_to(cmd);
   o.foreign.add_to(cmd);

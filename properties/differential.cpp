@@ -24,16 +24,17 @@ std::vector<std::string> BackendResult::reasons() const {
   return out;
 }
 
-ReferenceOptions reference_options_with_bounds(int threads, bool strict) {
+ReferenceOptions reference_options_with_bounds(int threads, bool strict, Precision precision) {
   ReferenceOptions options;
+  options.precision = precision;
   options.threads = threads;
   options.bounds = true;
   options.strict_bounds = strict;
   return options;
 }
 
-ReferenceResult reference_with_bounds(const Case& c, int threads, bool strict) {
-  return compute_reference(c, reference_options_with_bounds(threads, strict));
+ReferenceResult reference_with_bounds(const Case& c, int threads, bool strict, Precision precision) {
+  return compute_reference(c, reference_options_with_bounds(threads, strict, precision));
 }
 
 namespace {

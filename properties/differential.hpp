@@ -46,8 +46,12 @@ struct BackendResult {
 };
 
 //! The reference of `c` with bounds, on `threads` threads (0: all); `strict` adds the strict bounds (notes).
-ReferenceResult reference_with_bounds(const Case& c, int threads = 0, bool strict = false);
-ReferenceOptions reference_options_with_bounds(int threads = 0, bool strict = false);  //!< the options it uses
+//! Tiered by default: double certified element by element, float128 where it is not (reference.hpp).
+ReferenceResult reference_with_bounds(const Case& c, int threads = 0, bool strict = false,
+                                      Precision precision = Precision::tiered);
+//! The options it uses.
+ReferenceOptions reference_options_with_bounds(int threads = 0, bool strict = false,
+                                               Precision precision = Precision::tiered);
 
 //! Judges `got` against the reference and (when given) the baseline's outputs on the same case, on the
 //! outputs of `passes` only (a forward-only backend is judged on its forward outputs alone).

@@ -30,7 +30,8 @@ std::string first_reason(const BackendResult& r) {
 //! The differential check of one backend: its first failed rule against the reference, or nothing.
 FailureOf judged_alone(const BackendInfo& backend, const FuzzOptions& o) {
   return [&backend, &o](const Case& c) -> std::optional<PropertyFailure> {
-    const ReferenceResult reference = reference_with_bounds(c, o.reference_threads, o.policy.strict);
+    const ReferenceResult reference =
+        reference_with_bounds(c, o.reference_threads, o.policy.strict, o.reference_precision);
     const BackendResult r = check_backends(c, {&backend}, o.executor, reference, o.policy).front();
     if (r.pass || !r.attempted) return std::nullopt;  // not attempted: says nothing about this case
     PropertyFailure failure(first_reason(r), backend.name);
@@ -63,7 +64,8 @@ Finding finding_of(const BackendInfo& backend, const BackendResult& first, const
   // Where the shrunk case goes wrong: judged once more, with the diagnosis (re-runs included).
   const Case shrunk = make_case(f->request);
   const BackendResult again =
-      check_backends(shrunk, {&backend}, o.executor, reference_with_bounds(shrunk, o.reference_threads, o.policy.strict),
+      check_backends(shrunk, {&backend}, o.executor,
+                     reference_with_bounds(shrunk, o.reference_threads, o.policy.strict, o.reference_precision),
                      o.policy, {},
                      /*diagnose=*/true)
           .front();
@@ -113,7 +115,10 @@ FuzzProgress fuzz(const FuzzOptions& o, const std::function<void(const FuzzProgr
     const CaseAddress address = case_address(o.seed, o.shard, i, size_of(i));
     const CaseRequest request = request_at(generator, address);
     const Case c = make_case(request);
-    const ReferenceResult reference = reference_with_bounds(c, o.reference_threads, o.policy.strict);
+    const auto reference_start = Clock::now();
+    const ReferenceResult reference =
+        reference_with_bounds(c, o.reference_threads, o.policy.strict, o.reference_precision);
+    p.reference_seconds += std::chrono::duration<double>(Clock::now() - reference_start).count();
     for (const BackendResult& r : check_backends(c, group.members, o.executor, reference, o.policy)) {
       ++p.checks;
       if (r.pass) continue;

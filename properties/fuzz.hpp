@@ -20,6 +20,7 @@
 #include "core/generate.hpp"
 #include "properties/finding.hpp"
 #include "properties/policy.hpp"
+#include "reference/reference.hpp"
 
 namespace scancheck {
 
@@ -32,6 +33,7 @@ struct FuzzOptions {
   Executor executor = Executor::host;
   TolerancePolicy policy;
   int reference_threads = 0;
+  Precision reference_precision = Precision::tiered;  //!< tiered, or float128 (the fuzz benchmark's baseline)
   std::optional<std::filesystem::path> findings;  //!< where shrunk failing cases are saved
   std::vector<Regime> regimes{Regime::default_, Regime::long_memory, Regime::resets, Regime::extreme, Regime::clip};
   const std::atomic<bool>* stop = nullptr;        //!< set (e.g. by SIGINT) to stop after the current case
@@ -40,6 +42,7 @@ struct FuzzOptions {
 struct FuzzProgress {
   std::int64_t cases = 0, checks = 0;  //!< cases run, backend runs judged
   double elapsed = 0;
+  double reference_seconds = 0;  //!< of elapsed, spent computing the cases' references (shrinking excluded)
   std::vector<Finding> findings;
   std::vector<std::filesystem::path> saved;  //!< beside findings: where each was saved (empty: not saved)
   bool interrupted = false;

@@ -33,8 +33,19 @@ namespace scancheck::ref {
 
 template <class S>
 struct is_bounded : std::false_type {};
+template <class T, bool Admits, bool Certifies>
+struct is_bounded<Bounded<T, Admits, Certifies>> : std::true_type {};
+
+//! Scalars that bound the error of their own value: the tiered reference's double pass.
+template <class S>
+struct is_certifying : std::false_type {};
 template <class T, bool Admits>
-struct is_bounded<Bounded<T, Admits>> : std::true_type {};
+struct is_certifying<Bounded<T, Admits, true>> : std::true_type {};
+
+//! A double value is certified where its own error bound is at most this fraction of the float32 bound it
+//! is judged with (the strict one too, when notes are wanted): judging a float32 result against it instead
+//! of the exact value then moves no verdict by more than 1/1000 of a bound.
+inline constexpr double certification_margin = 1e-3;
 
 //! Runs body(i) for i in [0, n) on `threads` threads; rethrows the first exception after all joined. Once
 //! `*stop` is set no further i starts and Interrupted is thrown: a long reference stops within one block.
@@ -69,10 +80,12 @@ struct OutputSlot {
   Tensor<double>* value = nullptr;
   Tensor<double>* bound = nullptr;     // nullptr: no bounds
   Tensor<std::uint8_t>* covered = nullptr;
+  const Tensor<double>* strict = nullptr;  // certifying: the strict bounds, when notes are wanted
   bool rounds_to_bf16 = false;
 
+  //! Stores the element; returns whether its value is certified (always, but for a certifying scalar).
   template <class S>
-  void put(std::int64_t index, const S& s) const {
+  bool put(std::int64_t index, const S& s) const {
     if constexpr (std::is_same_v<S, float>) {
       (*value)[index] = rounds_to_bf16 ? round_to_bf16(s) : s;  // the float32 evaluation itself
     } else {
@@ -90,18 +103,27 @@ struct OutputSlot {
       }
     }
     if (covered) (*covered)[index] = 1;
+    if constexpr (is_certifying<S>::value) {
+      const double judged_by = strict ? std::min((*bound)[index], (*strict)[index]) : (*bound)[index];
+      return std::isfinite(s.approx()) && s.working_bound() <= certification_margin * judged_by;
+    }
+    return true;
   }
   template <class S>
-  void put(std::int64_t index, const Complex<S>& z, std::int64_t complex_width) const {
-    put(index, z.re);
-    put(index + complex_width, z.im);
+  bool put(std::int64_t index, const Complex<S>& z, std::int64_t complex_width) const {
+    const bool re = put(index, z.re);
+    return put(index + complex_width, z.im) && re;
   }
 };
 
 template <class S>
 class Evaluator {
  public:
-  Evaluator(const Case& c, const ReferenceOptions& options) : case_(c), options_(options) {
+  //! `strict`: certifying only, the strict bounds the certification also answers to (nullptr: none).
+  Evaluator(const Case& c, const ReferenceOptions& options,
+            const std::map<std::string, Tensor<double>>* strict = nullptr)
+      : case_(c), options_(options), needs_float128_(static_cast<std::size_t>(c.shape.batch * c.shape.heads)) {
+    static_assert(!is_certifying<S>::value || is_bounded<S>::value);
     const Shape& s = c.shape;
     blocks_ = options.sample ? *options.sample : all_blocks(s);
     computed_.assign(s.batch * s.heads, 0);
@@ -119,7 +141,8 @@ class Evaluator {
       const bool bf16 = c.io_dtype == DType::bfloat16 && spec.precision == TensorPrecision::io;
       slots_.emplace(spec.name, OutputSlot{&result_.values.at(spec.name),
                                            result_.bounds.count(spec.name) ? &result_.bounds.at(spec.name) : nullptr,
-                                           options.sample ? &result_.covered.at(spec.name) : nullptr, bf16});
+                                           options.sample ? &result_.covered.at(spec.name) : nullptr,
+                                           strict ? &strict->at(spec.name) : nullptr, bf16});
     }
     result_.blocks_total = s.batch * s.heads;
     result_.blocks_computed = static_cast<std::int64_t>(
@@ -135,6 +158,13 @@ class Evaluator {
       case Family::affine_scan: arch.complex ? run_scan<Complex<S>>(threads) : run_scan<S>(threads); break;
       case Family::gated_layer: arch.complex ? run_gated<Complex<S>>(threads) : run_gated<S>(threads); break;
     }
+    if constexpr (is_certifying<S>::value) {
+      ReferenceTiers tiers;
+      tiers.uncertified_elements = uncertified_;
+      for (const Block& b : all_blocks(case_.shape))
+        if (needs_float128_[b.batch * case_.shape.heads + b.head]) tiers.float128_blocks.push_back(b);
+      result_.tiers = std::move(tiers);
+    }
     return std::move(result_);
   }
 
@@ -142,14 +172,23 @@ class Evaluator {
   const OutputSlot& slot(const char* name) const { return slots_.at(name); }
   std::int64_t complex_width() const { return describe(case_.architecture).complex ? case_.shape.width / 2 : 0; }
 
-  //! Writes channel value v of field F at flat index `index` of a [.., W] tensor.
+  //! Writes channel value v of field F at flat index `index` of a [.., W] tensor; false if not certified.
   template <class F>
-  void put(const char* name, std::int64_t index, const F& v) const {
+  bool put(const char* name, std::int64_t index, const F& v) const {
     if constexpr (is_complex_v<F>)
-      slot(name).put(index, v, complex_width());
+      return slot(name).put(index, v, complex_width());
     else
-      slot(name).put(index, v);
+      return slot(name).put(index, v);
   }
+
+  //! Counts `uncertified` elements whose exact values need block (b, h) recomputed in float128.
+  void needs_float128(std::int64_t b, std::int64_t h, std::int64_t uncertified = 1) {
+    if (uncertified == 0) return;
+    needs_float128_[b * case_.shape.heads + h] = 1;
+    uncertified_ += uncertified;
+  }
+  //! Also block (b, h), for elements already counted.
+  void also_float128(std::int64_t b, std::int64_t h) { needs_float128_[b * case_.shape.heads + h] = 1; }
 
   template <class F>
   void run_scan(int threads) {
@@ -159,17 +198,19 @@ class Evaluator {
     parallel_for(static_cast<std::int64_t>(blocks_.size()), threads, options_.stop, [&](std::int64_t n) {
       const auto [b, h] = blocks_[n];
       const auto out = scan_block(gather_scan_block<F>(case_, b, h));
+      std::int64_t uncertified = 0;
       for (std::int64_t t = 0; t < L; ++t)
         for (std::int64_t k = 0; k < K; ++k) {
           const std::int64_t at = (b * L + t) * W + h * K + k;
-          put("h", at, out.h[t * K + k]);
-          put("da", at, out.da[t * K + k]);
-          put("db", at, out.db[t * K + k]);
+          uncertified += !put("h", at, out.h[t * K + k]);
+          uncertified += !put("da", at, out.da[t * K + k]);
+          uncertified += !put("db", at, out.db[t * K + k]);
         }
       for (std::int64_t k = 0; k < K; ++k) {
-        put("h_last", b * W + h * K + k, out.h[(L - 1) * K + k]);
-        put("dh0", b * W + h * K + k, out.dh0[k]);
+        uncertified += !put("h_last", b * W + h * K + k, out.h[(L - 1) * K + k]);
+        uncertified += !put("dh0", b * W + h * K + k, out.dh0[k]);
       }
+      needs_float128(b, h, uncertified);
     });
   }
 
@@ -184,12 +225,14 @@ class Evaluator {
       const auto in = gather_gated_block<S, F>(case_, b, h);
       const auto fw = gated_forward(in);
       grads[b * H + h] = gated_backward(in, fw);
+      std::int64_t uncertified = 0;
       for (std::int64_t t = 0; t < L; ++t)
-        for (std::int64_t j = 0; j < K; ++j) put("y", (b * L + t) * W + h * K + j, fw.h[t * K + j]);
+        for (std::int64_t j = 0; j < K; ++j) uncertified += !put("y", (b * L + t) * W + h * K + j, fw.h[t * K + j]);
       for (std::int64_t j = 0; j < K; ++j) {
-        put("h_last", b * W + h * K + j, fw.h[(L - 1) * K + j]);
-        put("dh0", b * W + h * K + j, grads[b * H + h]->dh0[j]);
+        uncertified += !put("h_last", b * W + h * K + j, fw.h[(L - 1) * K + j]);
+        uncertified += !put("dh0", b * W + h * K + j, grads[b * H + h]->dh0[j]);
       }
+      needs_float128(b, h, uncertified);
     });
     parallel_for(static_cast<std::int64_t>(blocks_.size()), threads, options_.stop, [&](std::int64_t n) {
       combine_dx<F>(blocks_[n], grads);
@@ -198,9 +241,9 @@ class Evaluator {
   }
 
   //! dx at the gate inputs of block (b, h): the direct term (owned by the head of that position's state
-  //! channel) plus this head's gate back-projection.
+  //! channel) plus this head's gate back-projection. An uncertified element needs both blocks in float128.
   template <class F>
-  void combine_dx(Block block, const std::vector<std::optional<GatedBlockGrads<S, F>>>& grads) const {
+  void combine_dx(Block block, const std::vector<std::optional<GatedBlockGrads<S, F>>>& grads) {
     const Shape& s = case_.shape;
     const std::int64_t L = s.length, W = s.width, H = s.heads;
     const std::int64_t Ki = head_inputs(case_.architecture, s), K = head_channels(case_.architecture, s);
@@ -218,14 +261,18 @@ class Evaluator {
           d = p < Wc ? direct.re : direct.im;
         else
           d = direct;
-        slot("dx").put((block.batch * L + t) * W + p, d + gate.dx_gate[t * Ki + i]);
+        if (!slot("dx").put((block.batch * L + t) * W + p, d + gate.dx_gate[t * Ki + i])) {
+          needs_float128(block.batch, block.head);
+          also_float128(block.batch, channel / K);
+        }
       }
     }
   }
 
-  //! Sums the head's parameter gradients over batch entries 0..B-1, if all of them were computed.
+  //! Sums the head's parameter gradients over batch entries 0..B-1, if all of them were computed. An
+  //! uncertified sum needs every batch entry of the head in float128.
   template <class F>
-  void reduce_parameter_gradients(std::int64_t h, const std::vector<std::optional<GatedBlockGrads<S, F>>>& grads) const {
+  void reduce_parameter_gradients(std::int64_t h, const std::vector<std::optional<GatedBlockGrads<S, F>>>& grads) {
     const Shape& s = case_.shape;
     const std::int64_t H = s.heads, K = head_channels(case_.architecture, s);
     for (std::int64_t b = 0; b < s.batch; ++b)
@@ -241,17 +288,21 @@ class Evaluator {
       add_into(total.a_imag_sum, g.a_imag_sum);
     }
     const std::int64_t weights = static_cast<std::int64_t>(total.dwx.size());
+    std::int64_t uncertified = 0;
     for (std::int64_t k = 0; k < weights; ++k) {
-      slot("d_input_gate_w").put(h * weights + k, total.dwx[k]);
-      slot("d_a_gate_w").put(h * weights + k, total.dwa[k]);
+      uncertified += !slot("d_input_gate_w").put(h * weights + k, total.dwx[k]);
+      uncertified += !slot("d_a_gate_w").put(h * weights + k, total.dwa[k]);
     }
     const Tensor<float>& a_param = case_.at("a_param");
     for (std::int64_t j = 0; j < K; ++j) {
-      slot("d_input_gate_b").put(h * K + j, total.dbx[j]);
-      slot("d_a_gate_b").put(h * K + j, total.dba[j]);
-      slot("d_a_param").put(h * K + j, sigmoid(S(a_param[h * K + j])) * total.a_param_sum[j]);
-      if constexpr (is_complex_v<F>) slot("d_a_imag_param").put(h * K + j, total.a_imag_sum[j]);
+      uncertified += !slot("d_input_gate_b").put(h * K + j, total.dbx[j]);
+      uncertified += !slot("d_a_gate_b").put(h * K + j, total.dba[j]);
+      uncertified += !slot("d_a_param").put(h * K + j, sigmoid(S(a_param[h * K + j])) * total.a_param_sum[j]);
+      if constexpr (is_complex_v<F>) uncertified += !slot("d_a_imag_param").put(h * K + j, total.a_imag_sum[j]);
     }
+    if (uncertified == 0) return;
+    needs_float128(0, h, uncertified);
+    for (std::int64_t b = 1; b < s.batch; ++b) also_float128(b, h);
   }
 
   static void add_into(std::vector<S>& acc, const std::vector<S>& x) {
@@ -262,6 +313,8 @@ class Evaluator {
   const ReferenceOptions& options_;
   std::vector<Block> blocks_;
   std::vector<std::uint8_t> computed_;
+  std::vector<std::atomic<std::uint8_t>> needs_float128_;  // per (batch, head) block; certifying only
+  std::atomic<std::int64_t> uncertified_{0};
   ReferenceResult result_;
   std::map<std::string, OutputSlot> slots_;
 };

@@ -19,6 +19,7 @@
 #include "core/architecture.hpp"
 #include "reference/affine_scan.hpp"
 #include "reference/complex.hpp"
+#include "reference/bounded_projection.hpp"
 #include "reference/gate_math.hpp"
 #include "reference/gate_projection.hpp"
 #include "reference/io_storage.hpp"

@@ -22,10 +22,13 @@ S stored_in_bf16(const S& x) {
 
 inline float stored_in_bf16(float x) { return round_to_bf16(x); }
 
-template <class T, bool Admits>
-Bounded<T, Admits> stored_in_bf16(const Bounded<T, Admits>& x) {
-  // As for io outputs (evaluate.hpp): u_bf16 |f| in the normal range, half the subnormal spacing below.
-  return Bounded<T, Admits>::with_bound(x.value(), x.bound() + unit_roundoff(DType::bfloat16) * (std::fabs(x.approx()) + x.bound()) + 0x1p-134);
+template <class T, bool Admits, bool Certifies>
+Bounded<T, Admits, Certifies> stored_in_bf16(const Bounded<T, Admits, Certifies>& x) {
+  // As for io outputs (evaluate.hpp): u_bf16 |f| in the normal range, half the subnormal spacing below. The
+  // value itself (and so its working bound) is the exact h: only the float32 evaluation reads it rounded.
+  return Bounded<T, Admits, Certifies>::with_bound(
+      x.value(), x.bound() + unit_roundoff(DType::bfloat16) * (std::fabs(x.approx()) + x.bound()) + 0x1p-134,
+      x.working_bound());
 }
 
 template <class S>

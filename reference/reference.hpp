@@ -6,6 +6,10 @@
 //! harness.md "Comparison and tolerance"; reference/bounded.hpp). The bounds are propagated beside a
 //! float64 evaluation of the same code: they are magnitudes and need only a few correct digits.
 //!
+//! Precision::tiered evaluates in double with a bound on the double evaluation's own error
+//! (reference/bounded.hpp, `Certifies`); an element whose bound is at most 1/1000 of its float32 bound is
+//! certified, and every (batch, head) block holding an element that is not is recomputed in float128.
+//!
 //! Work is split into (batch, head) blocks, independent except for the parameter gradients, which are
 //! summed over the batch in ascending order after all blocks finish, so results do not depend on the thread
 //! count. A sampled run computes only the chosen blocks at full length; `covered` then says which elements
@@ -25,11 +29,14 @@
 
 namespace scancheck {
 
-//! The scalar the reference evaluates in. float128 is the default; mpfr50 validates it; float64 and float32
-//! are the same templated code at working precision (baselines and bound checks, not references).
-enum class Precision { float128, mpfr50, float64, float32 };
+//! The scalar the reference evaluates in. float128 is the default; mpfr50 validates it; tiered is double
+//! certified element by element, float128 where it is not (what judging a float32 backend needs, at
+//! double speed); float64 and float32 are the same templated code at working precision (baselines and
+//! bound checks, not references).
+enum class Precision { float128, mpfr50, tiered, float64, float32 };
 std::string_view to_string(Precision);
-Precision parse_precision(std::string_view name);  // "float128" | "mpfr50" (and "float64", "float32")
+//! "float128" | "mpfr50" | "tiered" (and "float64", "float32")
+Precision parse_precision(std::string_view name);
 
 struct Block {
   std::int64_t batch;
@@ -49,6 +56,14 @@ struct ReferenceOptions {
   const std::atomic<bool>* stop = nullptr;
 };
 
+//! How a tiered reference got its values.
+struct ReferenceTiers {
+  //! Elements whose double value was not certified (their block's float128 values replace it).
+  std::int64_t uncertified_elements = 0;
+  //! The blocks recomputed in float128, batch-major.
+  std::vector<Block> float128_blocks;
+};
+
 struct ReferenceResult {
   //! Output name -> values, for every output of tensor_layout(arch, shape, TensorRole::output).
   std::map<std::string, Tensor<double>> values;
@@ -61,6 +76,7 @@ struct ReferenceResult {
   std::map<std::string, Tensor<std::uint8_t>> covered;
   std::int64_t blocks_computed = 0;
   std::int64_t blocks_total = 0;
+  std::optional<ReferenceTiers> tiers;  //!< Precision::tiered only
 };
 
 //! Throws InputError if the case is inconsistent or a sampled block is out of range.

@@ -252,7 +252,8 @@ std::string coverage_facts(const Coverage& c) {
                        fact("rows", std::to_string(c.rows)) +
                        fact("elements", fmt::format("{} verified of {}", c.elements_verified, c.elements_total)) +
                        fact("fraction verified", percent(c.fraction_verified)) +
-                       (c.shards ? fact("shards", describe_shards(c)) : std::string()));
+                       (c.shards ? fact("shards", describe_shards(c)) : std::string()) +
+                       (c.tiers ? fact("reference tiers", describe_tiers(*c.tiers)) : std::string()));
 }
 
 std::string policy_facts(const TolerancePolicy& p) {

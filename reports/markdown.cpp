@@ -82,6 +82,7 @@ std::string header(const Report& r) {
                    r.coverage.backends_checked, r.coverage.backends_total, r.coverage.cases, r.coverage.shapes,
                    r.coverage.rows, 100 * r.coverage.fraction_verified);
   if (r.coverage.shards) s += fmt::format("| shards | {} |\n", describe_shards(r.coverage));
+  if (r.coverage.tiers) s += fmt::format("| reference tiers | {} |\n", describe_tiers(*r.coverage.tiers));
   if (r.method.shard) s += fmt::format("| shard | {} |\n", describe_shard(r.method));
   const std::string lengths =
       r.method.lengths.empty() ? "" : fmt::format(", lengths {}", fmt::join(r.method.lengths, ", "));

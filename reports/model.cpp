@@ -59,10 +59,17 @@ void summarise(Report& r) {
   r.coverage.cases = static_cast<std::int64_t>(r.cases.size());
   r.coverage.rows = static_cast<std::int64_t>(r.rows.size());
   r.coverage.elements_total = r.coverage.elements_verified = 0;
+  r.coverage.tiers.reset();
   for (const CaseEntry& c : r.cases) {
     shapes.insert(to_string(c.request.shape));
     r.coverage.elements_total += c.elements_total;
     r.coverage.elements_verified += c.elements_verified;
+    if (!c.tiers) continue;
+    ReferenceTierCounts& all = r.coverage.tiers ? *r.coverage.tiers : r.coverage.tiers.emplace();
+    all.certified_by_double += c.tiers->certified_by_double;
+    all.needed_float128 += c.tiers->needed_float128;
+    all.float128_blocks += c.tiers->float128_blocks;
+    all.blocks += c.tiers->blocks;
   }
   r.coverage.shapes = static_cast<std::int64_t>(shapes.size());
   r.coverage.fraction_verified = r.coverage.elements_total > 0 ? static_cast<double>(r.coverage.elements_verified) /
@@ -100,11 +107,22 @@ std::string describe_shard(const Method& m) {
   return m.shard ? fmt::format("shard {} of {} (indices from 0)", m.shard->index, m.shard->count) : "";
 }
 
+std::string describe_tiers(const ReferenceTierCounts& t) {
+  const std::int64_t verified = t.certified_by_double + t.needed_float128;
+  const double certified = verified > 0 ? 100.0 * static_cast<double>(t.certified_by_double) / static_cast<double>(verified) : 100.0;
+  return fmt::format("{:.6g}% of verified elements certified in double, {} needed float128 ({} of {} blocks recomputed)",
+                     certified, t.needed_float128, t.float128_blocks, t.blocks);
+}
+
 std::vector<std::string> default_scope(const Method& m) {
+  const std::string reference =
+      m.reference_precision == "tiered"
+          ? "the tiered reference (double values whose own error bound is at most 1/1000 of their float32 bound, "
+            "float128 for the blocks of the rest)"
+          : fmt::format("a {} reference", m.reference_precision);
   return {
-      fmt::format("Errors are measured against a {} reference, exact to far below float32 rounding; "
-                  "bound ratios divide by {}.",
-                  m.reference_precision, m.bounds),
+      fmt::format("Errors are measured against {}, exact to far below float32 rounding; bound ratios divide by {}.",
+                  reference, m.bounds),
       "A pass means every compared element and tensor satisfied the tolerance policy on these cases only: "
       "other shapes, seeds and regimes are not covered, and a pass is no proof of correctness.",
       fmt::format("Sampling: {}. Elements a sampled reference did not compute are not compared.", m.sampling),

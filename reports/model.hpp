@@ -84,6 +84,15 @@ struct ShardCoverage {
   std::vector<std::int64_t> interrupted;  //!< merged shards that were cut short
 };
 
+//! How a tiered reference (reference.hpp, Precision::tiered) got the verified elements of a case, or of all.
+struct ReferenceTierCounts {
+  std::int64_t certified_by_double = 0;  //!< double values within 1/1000 of their float32 bound, certified
+  std::int64_t needed_float128 = 0;      //!< elements that were not: their blocks were recomputed in float128
+  std::int64_t float128_blocks = 0;      //!< (batch, head) blocks recomputed in float128
+  std::int64_t blocks = 0;               //!< (batch, head) blocks the reference computed
+  friend bool operator==(const ReferenceTierCounts&, const ReferenceTierCounts&) = default;
+};
+
 struct Coverage {
   std::int64_t backends_total = 0;    //!< registered backends
   std::int64_t backends_checked = 0;  //!< distinct backends with at least one row
@@ -92,6 +101,7 @@ struct Coverage {
   std::int64_t elements_verified = 0;  //!< of which the reference computed (sampled blocks)
   double fraction_verified = 1;
   std::optional<ShardCoverage> shards;  //!< a merge of shard reports: which shards it holds
+  std::optional<ReferenceTierCounts> tiers;  //!< summed over the cases with a tiered reference
 };
 
 struct CaseEntry {
@@ -100,6 +110,7 @@ struct CaseEntry {
   std::int64_t elements_total = 0, elements_verified = 0;
   double fraction_verified = 1;
   std::string repro;  //!< the CLI fragment that regenerates the case (describe_request)
+  std::optional<ReferenceTierCounts> tiers;  //!< a tiered reference: what double certified, what needed float128
 };
 
 //! Device time of one pass (CUDA events around its launches, warmed runs).
@@ -242,6 +253,9 @@ struct Report {
 //! Recomputes coverage.{backends_checked, cases, shapes, rows, elements_*, fraction_verified} and the
 //! verdict from the cases and rows (backends_total is kept).
 void summarise(Report&);
+
+//! "99.99% of verified elements certified in double, 12 needed float128 (3 of 64 blocks recomputed)".
+std::string describe_tiers(const ReferenceTierCounts&);
 
 //! "3 of 4 shards merged; without a report: 2; cut short: 1" for a merge of shards, "" otherwise; and the
 //! method's "shard 1 of 4 (indices from 0)" for a shard's own report. One wording for every page.

@@ -122,15 +122,24 @@ json row_json(const Row& r) {
 
 }  // namespace
 
+json tiers_json(const ReferenceTierCounts& t) {
+  return {{"certified_by_double", t.certified_by_double},
+          {"needed_float128", t.needed_float128},
+          {"float128_blocks", t.float128_blocks},
+          {"blocks", t.blocks}};
+}
+
 json to_json(const Report& r) {
   json cases = json::array(), rows = json::array(), sources = json::array();
-  for (const CaseEntry& c : r.cases)
+  for (const CaseEntry& c : r.cases) {
     cases.push_back({{"id", c.id},
                      {"request", to_json(c.request)},
                      {"elements_total", c.elements_total},
                      {"elements_verified", c.elements_verified},
                      {"fraction_verified", number(c.fraction_verified)},
                      {"repro", c.repro}});
+    if (c.tiers) cases.back()["reference_tiers"] = tiers_json(*c.tiers);
+  }
   for (const Row& row : r.rows) rows.push_back(row_json(row));
   for (const Source& s : r.merged_from)
     sources.push_back({{"generated_at", s.generated_at}, {"git_revision", s.git_revision}, {"seed", s.seed}});
@@ -172,7 +181,8 @@ json to_json(const Report& r) {
                                             {"merged", r.coverage.shards->merged},
                                             {"missing", r.coverage.shards->missing},
                                             {"interrupted", r.coverage.shards->interrupted}}
-                                     : json(nullptr)}}},
+                                     : json(nullptr)},
+        {"reference_tiers", r.coverage.tiers ? tiers_json(*r.coverage.tiers) : json(nullptr)}}},
       {"cases", std::move(cases)},
       {"rows", std::move(rows)},
       {"verdict",

@@ -58,6 +58,18 @@ struct Reader : JsonReader {
     return s;
   }
 
+  //! A case's or the coverage's reference_tiers: absent or null unless the reference was tiered.
+  std::optional<ReferenceTierCounts> tiers(const json& parent, const std::string& path) const {
+    if (!has(parent, "reference_tiers") || parent.at("reference_tiers").is_null()) return std::nullopt;
+    const std::string here = join(path, "reference_tiers");
+    const json& j = field(parent, path, "reference_tiers");
+    only_keys(j, here, {"certified_by_double", "needed_float128", "float128_blocks", "blocks"});
+    const ReferenceTierCounts t{count(j, here, "certified_by_double"), count(j, here, "needed_float128"),
+                                count(j, here, "float128_blocks"), count(j, here, "blocks")};
+    if (t.float128_blocks > t.blocks) fail(join(here, "float128_blocks"), "more blocks recomputed than computed");
+    return t;
+  }
+
   // ---- a joined profile (reports/profile.hpp): optional everywhere, absent or null when none was joined ----
 
   double duration(const json& j, const std::string& path, const char* key) const {
@@ -278,7 +290,7 @@ Report from_json(const json& j, const std::string& source) {
                 in.count(cov, "coverage", "cases"),            in.count(cov, "coverage", "shapes"),
                 in.count(cov, "coverage", "rows"),             in.count(cov, "coverage", "elements_total"),
                 in.count(cov, "coverage", "elements_verified"), in.real(cov, "coverage", "fraction_verified"),
-                in.shard_coverage(cov)};
+                in.shard_coverage(cov),                        in.tiers(cov, "coverage")};
   const json& cases = in.array(j, "$", "cases");
   std::set<std::string> ids;
   for (std::size_t i = 0; i < cases.size(); ++i) {
@@ -291,6 +303,7 @@ Report from_json(const json& j, const std::string& source) {
     c.elements_verified = in.count(cases[i], path, "elements_verified");
     c.fraction_verified = in.real(cases[i], path, "fraction_verified");
     c.repro = in.text(cases[i], path, "repro");
+    c.tiers = in.tiers(cases[i], path);
     r.cases.push_back(std::move(c));
   }
   const json& rows = in.array(j, "$", "rows");

@@ -65,7 +65,8 @@ CaseRequest ladder_case(std::uint64_t seed, std::int64_t index, Group group, std
 std::vector<PlannedCase> ladder_cases(const ReportOptions& o, const std::vector<std::int64_t>& lengths, Group group,
                                       std::int64_t& index) {
   std::vector<PlannedCase> cases;
-  for (std::int64_t length : lengths) cases.push_back({ladder_case(o.seed, index++, group, length), {}, {}, {}});
+  for (std::int64_t length : lengths)
+    cases.push_back({ladder_case(o.seed, index++, group, length), o.reference_precision, std::nullopt, true, {}});
   return cases;
 }
 
@@ -84,11 +85,15 @@ std::vector<PlannedCase> seed_shape_cases(const ReportOptions& o, Group group, s
     r.io_dtype = group.second;
     r.shape = s;
     r.seed = o.seed * 1000003 + static_cast<std::uint64_t>(index);
-    // One whole (batch, head) block at full length, drawn from the seed.
-    const std::uint64_t pick = r.seed * 0x9e3779b97f4a7c15ULL;
-    const Block block{static_cast<std::int64_t>(pick % static_cast<std::uint64_t>(s.batch)),
-                      static_cast<std::int64_t>((pick >> 32) % static_cast<std::uint64_t>(s.heads))};
-    cases.push_back({r, Precision::float64, std::vector<Block>{block}, {}});
+    // Sampled: one whole (batch, head) block at full length, drawn from the seed. Notes (a second bounded
+    // pass over every element) only when asked for with --strict: the production shapes are large.
+    PlannedCase planned{r, o.reference_precision, std::nullopt, o.policy.strict, {}};
+    if (o.sample) {
+      const std::uint64_t pick = r.seed * 0x9e3779b97f4a7c15ULL;
+      planned.sample = std::vector<Block>{{static_cast<std::int64_t>(pick % static_cast<std::uint64_t>(s.batch)),
+                                           static_cast<std::int64_t>((pick >> 32) % static_cast<std::uint64_t>(s.heads))}};
+    }
+    cases.push_back(std::move(planned));
     ++index;
   }
   return cases;
@@ -152,9 +157,9 @@ Report header(const ReportOptions& o, const ReportPlan& plan) {
   if (!build.cuda_version.empty()) r.environment.cuda = build.cuda_version;
   r.environment.host = host_name();
   r.environment.threads = o.threads > 0 ? o.threads : static_cast<int>(std::thread::hardware_concurrency());
-  const bool sampled = o.preset == "seed-shapes";
+  const bool sampled = o.preset == "seed-shapes" && o.sample;
   r.method = {o.preset,
-              sampled ? "float64" : "float128",
+              std::string(to_string(o.reference_precision)),
               "the reference's first-order bound on a float32 sequential evaluation of the same case "
               "(running error analysis, reference/bounded.hpp)",
               "the same-precision sequential backend of the architecture on the same case, host executor",
@@ -162,7 +167,7 @@ Report header(const ReportOptions& o, const ReportPlan& plan) {
                       : "every element of every case",
               o.seed,
               o.backends.value_or(default_backends(o.preset)),
-              sampled ? std::vector<std::int64_t>{} : ladder_lengths(o),
+              o.preset == "seed-shapes" ? std::vector<std::int64_t>{} : ladder_lengths(o),
               std::nullopt};
   if (o.shard.count > 1) r.method.shard = o.shard;
   r.policy = o.policy;
@@ -247,6 +252,11 @@ ReportPlan plan_report(const ReportOptions& o) {
     throw InputError("--executor cuda: no CUDA device is available on this machine");
   if (o.preset == "seed-shapes" && !o.lengths.empty())
     throw InputError("--lengths applies to the quick and ci presets; seed-shapes runs the production shapes");
+  if (o.sample && o.preset != "seed-shapes")
+    throw InputError("--sample applies to the seed-shapes preset; quick and ci verify every element of their cases");
+  if (o.reference_precision != Precision::tiered && o.reference_precision != Precision::float128)
+    throw InputError(fmt::format("--reference-precision {}: a report's reference is tiered or float128",
+                                 to_string(o.reference_precision)));
   for (std::int64_t length : o.lengths)
     if (length < 1) throw InputError(fmt::format("--lengths: {} is not a positive length", length));
   const auto candidates = match_backends(o.backends.value_or(default_backends(o.preset)));
@@ -306,7 +316,7 @@ ReferenceOptions reference_options(const PlannedCase& planned, const ReportOptio
   r.threads = o.threads;
   r.sample = planned.sample;
   r.stop = o.stop;
-  r.strict_bounds = planned.precision != Precision::float64 || o.policy.strict;  // notes
+  r.strict_bounds = planned.notes || o.policy.strict;
   return r;
 }
 
@@ -339,6 +349,11 @@ Report run_report(const ReportOptions& o, const std::function<void(const ReportP
     entry.elements_total = output_elements(c);
     entry.elements_verified = verified_elements(c, reference);
     entry.fraction_verified = static_cast<double>(entry.elements_verified) / static_cast<double>(entry.elements_total);
+    if (reference.tiers)
+      entry.tiers = ReferenceTierCounts{entry.elements_verified - reference.tiers->uncertified_elements,
+                                        reference.tiers->uncertified_elements,
+                                        static_cast<std::int64_t>(reference.tiers->float128_blocks.size()),
+                                        reference.blocks_computed};
     std::vector<const BackendInfo*> members;
     for (const BackendInfo* b : planned.backends) {
       if (const std::string why = b->constraints.violated_by(c); !why.empty()) {  // said in the scope

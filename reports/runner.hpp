@@ -10,10 +10,11 @@
 //!                backend on two cores.
 //!   ci           the same with 8 cases per group, lengths 1 to 4100 (about 3x quick's time).
 //!   seed-shapes  the four production shapes (4,2048,2048), (1,8192,2560), (1,32768,1024), (1,32768,2048)
-//!                with 16 heads, for rglru and complex_rglru; the reference (float64: linear cost, far below
-//!                float32 rounding) computes one (batch, head) block drawn from the seed at full length, and
-//!                the report states the fraction verified. Default backends: the three production variants
-//!                in both dtypes. The cuda executor when a device exists.
+//!                with 16 heads, for rglru and complex_rglru, every element verified (`sample`: one
+//!                (batch, head) block per case, drawn from the seed, at full length). Default backends: the
+//!                three production variants in both dtypes. The cuda executor when a device exists.
+//! Every preset's reference is the tiered one (reference.hpp): double certified element by element against
+//! its own error bound, float128 for the blocks it does not certify; the report says how many.
 //! With the cuda executor every row also carries device timings (median, min, max of warmed runs).
 #pragma once
 
@@ -44,6 +45,8 @@ struct ReportOptions {
   const std::atomic<bool>* stop = nullptr;  //!< set to stop after the current case; the report says so
   double max_reference_seconds = 0;     //!< > 0: refuse the plan if one case's reference would take longer
   ShardOf shard;                        //!< run only the cases whose plan index is shard.index mod shard.count
+  Precision reference_precision = Precision::tiered;  //!< tiered or float128
+  bool sample = false;                  //!< seed-shapes: one (batch, head) block per case instead of all
 };
 
 //! One case the report runs: its request and what the reference computes of it.
@@ -51,6 +54,7 @@ struct PlannedCase {
   CaseRequest request;
   Precision precision = Precision::float128;
   std::optional<std::vector<Block>> sample;  //!< nullopt: every block
+  bool notes = true;  //!< also the strict bounds behind the notes (always with --strict)
   //! The backends that run it: those of its architecture and io dtype whose constraints it was planned for.
   std::vector<const BackendInfo*> backends;
 };

@@ -46,15 +46,16 @@ double tolerance_for(const fs::path& dir) {
 // Proves: the fixture directory holds the four RecurrentGemma cases (so the test below cannot pass vacuously).
 TEST(RecurrentGemmaFixtures, ArePresent) { EXPECT_EQ(fixture_cases().size(), 4u) << "under " << fixtures; }
 
-class RecurrentGemmaFixture : public ::testing::TestWithParam<fs::path> {};
+class RecurrentGemmaFixture : public ::testing::TestWithParam<std::tuple<fs::path, Precision>> {};
 
-// Proves: y, h_last and every gradient of the reference agree with RecurrentGemma's float64 PyTorch
-// autograd on the fixture to max|ref - expected| / max|expected| <= 1e-12 (1e-8 for the extreme case).
+// Proves: y, h_last and every gradient of the reference, float128 and tiered (what reports and checks
+// judge with), agree with RecurrentGemma's float64 PyTorch autograd on the fixture to
+// max|ref - expected| / max|expected| <= 1e-12 (1e-8 for the extreme case).
 TEST_P(RecurrentGemmaFixture, AgreesWithPyTorch) {
-  const fs::path dir = GetParam();
+  const auto& [dir, precision] = GetParam();
   const Case c = load_case(dir);
-  SCOPED_TRACE(dir.filename().string() + ": " + trace_of(c));
-  const ReferenceResult r = compute_reference(c, options(Precision::float128, false));
+  SCOPED_TRACE(dir.filename().string() + " (" + std::string(to_string(precision)) + "): " + trace_of(c));
+  const ReferenceResult r = compute_reference(c, options(precision, false));
   const double tolerance = tolerance_for(dir);
   double worst = 0;
   std::string worst_tensor;
@@ -81,14 +82,20 @@ TEST_P(RecurrentGemmaFixture, AgreesWithPyTorch) {
     ++tensors;
   }
   EXPECT_EQ(tensors, 9) << "expected/ should hold y, h_last, dx, dh0, d_a_param and the four gate gradients";
-  std::cout << "[ fixture ] " << std::left << std::setw(36) << dir.filename().string() << " worst relative error "
+  std::cout << "[ fixture ] " << std::left << std::setw(36) << dir.filename().string() << std::setw(9)
+            << to_string(precision) << " worst relative error "
             << std::scientific << std::setprecision(2) << worst << " (" << worst_tensor << "), tolerance " << tolerance
             << std::defaultfloat << "\n";
   RecordProperty("worst_relative_error", std::to_string(worst));
 }
 
-INSTANTIATE_TEST_SUITE_P(RecurrentGemma, RecurrentGemmaFixture, ::testing::ValuesIn(fixture_cases()),
-                         [](const auto& info) { return info.param.filename().string(); });
+INSTANTIATE_TEST_SUITE_P(RecurrentGemma, RecurrentGemmaFixture,
+                         ::testing::Combine(::testing::ValuesIn(fixture_cases()),
+                                            ::testing::Values(Precision::float128, Precision::tiered)),
+                         [](const auto& info) {
+                           return std::get<0>(info.param).filename().string() + "_" +
+                                  std::string(to_string(std::get<1>(info.param)));
+                         });
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(RecurrentGemmaFixture);
 
 }  // namespace

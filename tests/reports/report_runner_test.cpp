@@ -52,7 +52,8 @@ TEST(ReportPlan, QuickCoversEveryBackendWithALadderOfLengths) {
   for (const PlannedCase& c : plan.cases) {
     lengths.insert(c.request.shape.length);
     EXPECT_FALSE(c.sample.has_value());
-    EXPECT_EQ(c.precision, Precision::float128);
+    EXPECT_EQ(c.precision, Precision::tiered);
+    EXPECT_TRUE(c.notes);
   }
   for (std::int64_t length : {2, 33, 300, 2100, 8200}) EXPECT_EQ(lengths.count(length), 8u) << length;
   for (const PlannedCase& c : plan.cases) EXPECT_GE(c.request.shape.width, 64) << to_string(c.request);
@@ -68,9 +69,24 @@ TEST(ReportPlan, CiHasMoreCasesThanQuick) {
   EXPECT_EQ(plan_report(o).cases.size(), 8u * 8u);
 }
 
-TEST(ReportPlan, SeedShapesSampleOneBlockOfEachProductionShape) {
+TEST(ReportPlan, SeedShapesVerifyEveryElementOfEachProductionShape) {
   ReportOptions o;
   o.preset = "seed-shapes";
+  const ReportPlan plan = plan_report(o);
+  ASSERT_EQ(plan.cases.size(), 16u);  // 4 shapes x {rglru, complex_rglru} x {fp32, bf16}
+  for (const PlannedCase& c : plan.cases) {
+    EXPECT_FALSE(c.sample.has_value()) << to_string(c.request);
+    EXPECT_EQ(c.precision, Precision::tiered);
+    EXPECT_FALSE(c.notes);  // only with --strict: a second bounded pass over every element
+  }
+  o.policy.strict = true;
+  for (const PlannedCase& c : plan_report(o).cases) EXPECT_TRUE(c.notes);
+}
+
+TEST(ReportPlan, SeedShapesSampledVerifyOneBlockOfEachProductionShape) {
+  ReportOptions o;
+  o.preset = "seed-shapes";
+  o.sample = true;
   const ReportPlan plan = plan_report(o);
   ASSERT_EQ(plan.cases.size(), 16u);  // 4 shapes x {rglru, complex_rglru} x {fp32, bf16}
   std::set<std::string> backends;
@@ -85,7 +101,7 @@ TEST(ReportPlan, SeedShapesSampleOneBlockOfEachProductionShape) {
     ASSERT_EQ(c.sample->size(), 1u);
     EXPECT_LT(c.sample->front().batch, c.request.shape.batch);
     EXPECT_LT(c.sample->front().head, c.request.shape.heads);
-    EXPECT_EQ(c.precision, Precision::float64);
+    EXPECT_EQ(c.precision, Precision::tiered);
     lengths.insert(c.request.shape.length);
   }
   EXPECT_EQ(lengths, (std::set<std::int64_t>{2048, 8192, 32768}));
@@ -125,6 +141,12 @@ TEST(ReportPlan, BadOptionsAreInputErrors) {
   scans.preset = "seed-shapes";
   scans.backends = "scan/*";  // the production shapes are RG-LRU layers only
   EXPECT_THROW(plan_report(scans), InputError);
+  ReportOptions sampled_quick;
+  sampled_quick.sample = true;  // quick and ci always verify every element
+  EXPECT_THROW(plan_report(sampled_quick), InputError);
+  ReportOptions mpfr;
+  mpfr.reference_precision = Precision::mpfr50;
+  EXPECT_THROW(plan_report(mpfr), InputError);
 }
 
 TEST(ReportRun, EveryCorrectBackendPassesWithTwoRowsPerCase) {
@@ -153,6 +175,27 @@ TEST(ReportRun, EveryCorrectBackendPassesWithTwoRowsPerCase) {
       outputs += spec.direction == row.direction;
     EXPECT_EQ(row.tensors.size(), outputs) << row.backend << " " << to_string(row.direction);
   }
+}
+
+// Every case says how its tiered reference got its values: every verified element certified in double or
+// recomputed in float128, and the coverage sums them.
+TEST(ReportRun, EveryCaseStatesItsReferenceTiers) {
+  const Report& r = small_report();
+  EXPECT_EQ(r.method.reference_precision, "tiered");
+  ReferenceTierCounts all;
+  for (const CaseEntry& c : r.cases) {
+    ASSERT_TRUE(c.tiers) << c.id;
+    EXPECT_EQ(c.tiers->certified_by_double + c.tiers->needed_float128, c.elements_verified) << c.id;
+    EXPECT_GT(c.tiers->blocks, 0) << c.id;
+    EXPECT_LE(c.tiers->float128_blocks, c.tiers->blocks) << c.id;
+    all.certified_by_double += c.tiers->certified_by_double;
+    all.needed_float128 += c.tiers->needed_float128;
+    all.float128_blocks += c.tiers->float128_blocks;
+    all.blocks += c.tiers->blocks;
+  }
+  ASSERT_TRUE(r.coverage.tiers);
+  EXPECT_EQ(*r.coverage.tiers, all);
+  EXPECT_NE(render_markdown(r).find("| reference tiers | "), std::string::npos);
 }
 
 TEST(ReportJson, RoundTripsExactly) {

@@ -88,7 +88,7 @@ Report empty_report(const std::string& label = "unit", std::uint64_t seed = 1) {
 std::string case_id(Report& r, const CaseRequest& request) {
   for (const CaseEntry& c : r.cases)
     if (to_string(c.request) == to_string(request)) return c.id;
-  r.cases.push_back({fmt::format("c{}", r.cases.size()), request, 1000, 1000, 1, to_string(request)});
+  r.cases.push_back({fmt::format("c{}", r.cases.size()), request, 1000, 1000, 1, to_string(request), std::nullopt});
   return r.cases.back().id;
 }
 
