@@ -2,8 +2,9 @@
 //! @file
 //! What the templated reference needs of a scalar type S, and the scalar types it is instantiated with.
 //!
-//! S is any of: float, double, boost float128, mpfr_float_50 (expression templates off), Bounded<T>
-//! (value plus float32 error bound) and Dual<T> (value plus directional derivative). The recurrence code
+//! S is any of: float, double, boost float128, Quad (float128 with double-double elementary functions: the
+//! float128 reference's, quad.hpp), mpfr_float_50 (expression templates off), Bounded<T> (value plus float32
+//! error bound) and Dual<T> (value plus directional derivative). The recurrence code
 //! uses only: construction from int or double, + - * / and unary -, and the functions exp, expm1, log1p,
 //! sqrt, sin, cos found by ADL (or std:: for the builtin types), `value_of` (the value to branch on) and
 //! `maximum`. Branches are taken on the exact value, so every instantiation follows the same path.

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/architectures.hpp"
@@ -351,8 +352,9 @@ INSTANTIATE_TEST_SUITE_P(Gated, GatedResetSplit, ::testing::Values(Architecture:
                          [](const auto& info) { return std::string(to_string(info.param)); });
 
 // Proves: for L = 1, h_0 = at_0 h0 + u_0 with every gate term written out independently in float128
-// (sigma, softplus = log1p(exp), a = exp(-8 ga s) [times e^{i a_imag ga}], m = sqrt(1 - |a|^2), u = x gx m),
-// and dh0 = conj(at_0) (dy_0 + dh_last); batch entry 1 resets at t = 0: h_0 = x gx, dh0 = 0.
+// (sigma, softplus = log1p(exp), a = exp(-8 ga s) [times e^{i a_imag ga}], m = sqrt(1 - |a|^2), u = x gx m;
+// libquadmath's functions), and dh0 = conj(at_0) (dy_0 + dh_last); batch entry 1 resets at t = 0: h_0 = x gx,
+// dh0 = 0. The driver's y and h_last are the block's in Quad (its scalar) rounded to double.
 TEST_P(GatedResetSplit, LengthOneIsOneStep) {
   const Architecture arch = GetParam();
   const bool complex = describe(arch).complex;
@@ -372,6 +374,8 @@ TEST_P(GatedResetSplit, LengthOneIsOneStep) {
       const auto in = ref::gather_gated_block<float128, F>(c, b, 0);
       const auto fw = ref::gated_forward(in);
       const auto gr = ref::gated_backward(in, fw);
+      using QuadField = std::conditional_t<ref::is_complex_v<F>, Complex<Quad>, Quad>;
+      const auto quad_fw = ref::gated_forward(ref::gather_gated_block<Quad, QuadField>(c, b, 0));
       const bool reset = b == 1;
       for (std::int64_t j = 0; j < K; ++j) {
         float128 zx = c.at("input_gate_b")[j], za = c.at("a_gate_b")[j];
@@ -403,8 +407,8 @@ TEST_P(GatedResetSplit, LengthOneIsOneStep) {
           EXPECT_TRUE(same(gr.dh0[j], F(0)));
         }
         // The driver's h_last is y at t = 0.
-        expect_rounded(r.values.at("h_last"), b * W + j, Wc, fw.h[j], "h_last");
-        expect_rounded(r.values.at("y"), b * W + j, Wc, fw.h[j], "y");
+        expect_rounded(r.values.at("h_last"), b * W + j, Wc, quad_fw.h[j], "h_last");
+        expect_rounded(r.values.at("y"), b * W + j, Wc, quad_fw.h[j], "y");
       }
     }
   });

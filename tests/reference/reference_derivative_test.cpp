@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
 //! The backward pass of the reference is the gradient of L = sum(y dy) + sum(h_last dh_last)
-//! (recurrences.md §1-§3): checked against forward-mode AD in Dual<float128> (every architecture) and
+//! (recurrences.md §1-§3): checked against forward-mode AD in Dual<float128> (every architecture; libquadmath's
+//! functions, independent of the double-double ones of the reference's Quad) and
 //! against central finite differences in mpfr50 (the gated layers), along random directions that move
 //! every input and parameter at once.
 //!
@@ -63,9 +64,9 @@ void expect_clip_inactive_if_bounded(const Case& c) {
 class ForwardModeDerivative : public ::testing::TestWithParam<Architecture> {};
 
 // Proves: for every architecture, convention, regime and optional tensor, the reference's gradients (all of
-// them, assembled as compute_reference assembles them, in float128) dotted with a random direction equal
-// the forward-mode AD derivative of the loss along it to >= 25 significant digits of the sum of |terms|;
-// and the assembly equals compute_reference(float128) bitwise after rounding to double.
+// them, assembled as compute_reference assembles them, in Quad) dotted with a random direction equal the
+// forward-mode AD derivative of the loss along it (Dual<float128>) to >= 25 significant digits of the sum of
+// |terms|; and the assembly equals compute_reference(float128) bitwise after rounding to double.
 TEST_P(ForwardModeDerivative, BackwardIsTheGradient) {
   double worst_digits = 60;
   for (const DerivativeCase& dc : derivative_cases(GetParam())) {
@@ -74,8 +75,9 @@ TEST_P(ForwardModeDerivative, BackwardIsTheGradient) {
     expect_clip_inactive_if_bounded(c);
     const Case dir = direction_case(c, dc.direction_seed);
 
-    const auto grads = assemble_outputs<float128>(c);
-    const auto [backward, scale] = gradient_dot(c, grads, dir);
+    const auto grads = assemble_outputs<Quad>(c);
+    const auto [backward_quad, scale_quad] = gradient_dot(c, grads, dir);
+    const float128 backward = backward_quad.value(), scale = scale_quad.value();
     const auto [forward, forward_scale] = forward_mode_derivative<float128>(c, dir);
     const float128 tolerance = 1e-25 * std::max(scale, forward_scale);
     EXPECT_LE(abs(forward - backward), tolerance)
@@ -87,8 +89,9 @@ TEST_P(ForwardModeDerivative, BackwardIsTheGradient) {
     if (c.provenance.regime == "clip" && (describe(c.architecture).family == Family::gated_layer)) {
       Case bounded = c;
       bounded.sqrt_gradient = SqrtGradient::bounded;
-      const auto [wrong, wrong_scale] = gradient_dot(bounded, assemble_outputs<float128>(bounded), dir);
-      EXPECT_GT(abs(forward - wrong), 1e-10 * wrong_scale) << "the clipped gradient passed as the derivative";
+      const auto [wrong, wrong_scale] = gradient_dot(bounded, assemble_outputs<Quad>(bounded), dir);
+      EXPECT_GT(abs(forward - wrong.value()), 1e-10 * wrong_scale.value())
+          << "the clipped gradient passed as the derivative";
     }
 
     // The driver computes the same numbers: compute_reference(float128) is the assembly rounded once.

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
-//! float128 (the reference's default precision, 113-bit significand, ~34 digits) against mpfr50 (50 digits)
-//! on every value a (batch, head) block determines, for every architecture and regime: the float128
-//! reference is right to >= 28 significant digits. Compared per block in the scalars themselves, not
+//! float128 (the reference's default precision, 113-bit significand, ~34 digits; evaluated in Quad: float128
+//! arithmetic, double-double elementary functions good to 2^-100) against mpfr50 (50 digits) on every value a
+//! (batch, head) block determines, for every architecture and regime: the float128 reference is right to
+//! >= 28 significant digits. Compared per block in the scalars themselves, not
 //! through compute_reference, whose float64 rounding would hide everything past 16 digits.
 #include <gtest/gtest.h>
 
@@ -21,8 +22,10 @@ namespace {
 
 //! Agreement required, in significant digits of max(|value|, floor_fraction * max |tensor|). float128 rounds
 //! at 2^-113 (1e-34), but the gate projections take a double-double fast path (reference/gate_projection.hpp)
-//! accurate to about 2^-104 (5e-32) of the sum of |terms|; 28 digits leaves ~3.5 digits for cancellation in
-//! the back-projection and weight-gradient sums (the fewest seen here: 28.2, dx_gate in the clip regime).
+//! accurate to about 2^-104 (5e-32) of the sum of |terms|, and Quad's elementary functions are good to
+//! 2^-109 (reference/quad.hpp); 28 digits leaves ~3.5 digits for cancellation in the back-projection and
+//! weight-gradient sums (the fewest seen here: 28.6, dx_gate in the clip regime; 27.6 when the functions were
+//! double-double, 2^-104, which is why they are rounded once to float128 instead).
 constexpr double required_digits = 28;
 //! Relative floor: an element 1e-20 below its tensor's largest is judged against 1e-20 * that maximum.
 //! Elements that small are where the computed value is a cancellation residue (e.g. a weight-gradient sum
@@ -52,7 +55,7 @@ TEST_P(Float128AgainstMpfr, AgreesToTwentyEightDigits) {
           SCOPED_TRACE(trace_of(c));
           for (std::int64_t b = 0; b < shape.batch; ++b)
             for (std::int64_t h = 0; h < shape.heads; ++h) {
-              const auto quad = block_values<float128>(c, b, h);
+              const auto quad = block_values<Quad>(c, b, h);
               const auto wide = block_values<mpfr50>(c, b, h);
               ASSERT_EQ(quad.size(), wide.size());
               for (std::size_t n = 0; n < quad.size(); ++n) {

@@ -32,6 +32,7 @@
 #include "reference/dual.hpp"
 #include "reference/gated_block.hpp"
 #include "reference/gather.hpp"
+#include "reference/quad.hpp"
 #include "reference/reference.hpp"
 #include "reference/scalar.hpp"
 #include "reference/scan_block.hpp"
@@ -42,6 +43,7 @@ using ref::Complex;
 using ref::Dual;
 using ref::float128;
 using ref::mpfr50;
+using ref::Quad;  // the float128 reference's scalar: float128 arithmetic, exp, sqrt, ... via double-double
 
 // ---------------------------------------------------------------------------------------------------
 // Cases
@@ -230,8 +232,9 @@ void put_merged(std::vector<S>& out, std::int64_t index, const Complex<S>& v, st
 
 //! Every output of tensor_layout(arch, shape, output), evaluated with scalar S and assembled the way the
 //! reference driver does (dx = direct term + gate back-projection; parameter gradients summed over batch
-//! entries 0..B-1 in ascending order, d_a_param = sigmoid(a_param) * sum), kept in S. With S = float128
-//! each value rounded to double must equal compute_reference(float128, bounds off) bitwise.
+//! entries 0..B-1 in ascending order, d_a_param = sigmoid(a_param) * sum), kept in S. With S = Quad (the
+//! float128 reference's scalar) each value rounded to double must equal compute_reference(float128, bounds
+//! off) bitwise.
 template <class S>
 std::map<std::string, std::vector<S>> assemble_outputs(const Case& c) {
   const Shape& s = c.shape;
@@ -477,6 +480,7 @@ inline double min_two_sqrt_q(const Case& c) {
 //! float128 -> mpfr50 through a 40-digit decimal string: within 1e-40 relative of the float128 value,
 //! far below the 1e-28 the comparisons resolve (float128 has 34 digits).
 inline mpfr50 to_mpfr(const float128& x) { return mpfr50(x.str(40, std::ios_base::scientific)); }
+inline mpfr50 to_mpfr(const Quad& x) { return to_mpfr(x.value()); }
 
 //! Significant digits of agreement: -log10(|x - y| / scale), capped at 60 (bitwise-equal values).
 inline double digits(const mpfr50& diff, const mpfr50& scale) {
