@@ -9,7 +9,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <memory>
+#include <new>
 #include <string>
 #include <thread>
 #include <type_traits>
@@ -26,9 +29,12 @@ namespace scancheck::backends {
 class HostExecutor {
  public:
   static constexpr const char* name = "host";
-  //! Channels per program (a warp's worth): the lanes' independent recurrences overlap in the CPU's
-  //! pipelines and vector units, and a program's rows fill whole cache lines.
-  static constexpr int lanes = 32;
+  //! Channels per program. The lanes' independent recurrences overlap in the CPU's pipelines and vector
+  //! units; and up to 1024 channels one program owns whole rows, so a chunk's rows are one contiguous
+  //! stream that the hardware prefetchers follow (tiles of 32 channels touch 128 bytes per row, 1 KiB
+  //! apart at W = 256, which they do not: scan_bench's kernels ran 2.4x slower). Results do not depend
+  //! on it: every lane performs the same operations whatever the tile (tests/backends/host_lanes_test).
+  static constexpr int lanes = 1024;
 
   //! threads <= 0: all hardware threads.
   explicit HostExecutor(int threads = 1)
@@ -38,8 +44,10 @@ class HostExecutor {
   void launch(const std::string& /*kernel*/, kernels::Grid grid, const Body& body) {
     const std::int64_t total = grid.size();
     if (total == 0) return;  // an empty grid launches nothing, as on the device (and Grid::at would divide by 0)
-    // Below a few thousand programs a thread costs more than it saves.
-    const std::int64_t parts = std::min<std::int64_t>(threads_, std::max<std::int64_t>(1, total / 4096));
+    // Below a few thousand programs of 32 lanes (the same number of lane-programs in wider tiles) a thread
+    // costs more than it saves.
+    const std::int64_t parts =
+        std::min<std::int64_t>(threads_, std::max<std::int64_t>(1, total * lanes / (4096 * 32)));
     if (parts <= 1) return run_range(grid, body, 0, total);
     std::vector<std::thread> pool;
     for (std::int64_t k = 1; k < parts; ++k)
@@ -96,9 +104,13 @@ class HostExecutor {
     }
   }
 
+  //! n elements, zeroed.
   template <class T>
   T* scratch(std::int64_t n) {
-    return keep(std::make_unique<T[]>(static_cast<std::size_t>(n)));
+    static_assert(std::is_trivially_copyable_v<T>);
+    T* p = allocate<T>(n);
+    std::memset(static_cast<void*>(p), 0, static_cast<std::size_t>(n) * sizeof(T));
+    return p;
   }
 
   //! Host values in storage type T (bf16 rounds to nearest even, into a copy). float values are read in
@@ -107,7 +119,7 @@ class HostExecutor {
   template <class T>
   const T* upload(const float* values, std::int64_t n) {
     if constexpr (std::is_same_v<T, float>) return values;
-    T* p = keep(std::unique_ptr<T[]>(new T[static_cast<std::size_t>(n)]));  // every element written below
+    T* p = allocate<T>(n);  // every element written below
     for (std::int64_t i = 0; i < n; ++i) kernels::store<T>(p, i, values[i]);
     return p;
   }
@@ -121,9 +133,9 @@ class HostExecutor {
   //! A poisoned, guarded output buffer of n elements.
   template <class T>
   T* output(std::int64_t n) {
-    auto image = std::make_shared<std::vector<T>>(poisoned_image<T>(n));
-    keep_.push_back(image);
-    return image->data() + guard_elements;
+    T* image = allocate<T>(n + 2 * guard_elements);
+    poison_image(image, n);
+    return image + guard_elements;
   }
 
   //! Checks the output written at `p` (from output<T>(n)) in place and converts it to float.
@@ -151,16 +163,25 @@ class HostExecutor {
     }
   }
 
-  //! Keeps the block alive until the executor is destroyed.
+  struct Free {
+    void operator()(void* p) const { std::free(p); }
+  };
+
+  //! Room for n elements, uninitialised (T is trivial), kept until the executor is destroyed. Plain malloc:
+  //! 2 MiB-aligned blocks advised as huge pages cut the faults of fresh memory, but aligned blocks
+  //! fragment glibc's heap so that every run got fresh memory (gated_bench: 110 ms more per run).
   template <class T>
-  T* keep(std::unique_ptr<T[]> block) {
-    T* p = block.get();
-    keep_.push_back(std::shared_ptr<void>(block.release(), [](void* q) { delete[] static_cast<T*>(q); }));
-    return p;
+  T* allocate(std::int64_t n) {
+    static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_default_constructible_v<T>);
+    void* p = std::malloc(static_cast<std::size_t>(n > 0 ? n : 1) * sizeof(T));
+    if (!p) throw std::bad_alloc();
+    std::unique_ptr<void, Free> block(p);
+    keep_.push_back(std::move(block));
+    return static_cast<T*>(p);
   }
 
   int threads_;
-  std::vector<std::shared_ptr<void>> keep_;
+  std::vector<std::unique_ptr<void, Free>> keep_;
 };
 
 }  // namespace scancheck::backends

@@ -64,7 +64,7 @@ struct Point {
   Regime regime;
   bool with_h0, with_dh_last;
   SqrtGradient sqrt_gradient;
-  bool wide;  //!< many heads and more channels than one host program's 32 lanes
+  bool wide;  //!< many heads and channels (host tiles narrower than a row: host_lanes_test.cpp)
   friend auto operator<=>(const Point&, const Point&) = default;
 };
 
@@ -76,7 +76,7 @@ struct CaseKey {
 };
 
 //! Narrow: B = 2, two heads of 3 channels (complex: W = 12, K_in = 6, K_out = 3).
-//! Wide: B = 1, five heads, 70 channels (three host programs, the last partial).
+//! Wide: B = 1, five heads, 70 channels (one host program of 1024 lanes, partly used).
 Shape shape_of(Architecture a, const Point& p) {
   const std::int64_t k = describe(a).complex ? 2 : 1;
   return p.wide ? Shape{1, p.length, 70 * k, 5} : Shape{2, p.length, 6 * k, 2};
