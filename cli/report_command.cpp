@@ -74,8 +74,8 @@ reports::ReportOptions report_options(const Options& o) {
 
 //! "[#####.....] 120/608 runs | 42 s | ETA 70 s | rglru/chunk16@fp32"
 std::string progress_line(const reports::ReportProgress& p) {
-  const double done = p.runs_total > 0 ? static_cast<double>(p.runs_done) / static_cast<double>(p.runs_total) : 0;
-  const std::string eta = p.runs_done > 0 ? fmt::format("{:.0f} s", p.elapsed / done - p.elapsed) : "-";
+  const double done = p.work_total > 0 ? p.work_done / p.work_total : 0;
+  const std::string eta = done > 0 ? fmt::format("{:.0f} s", p.elapsed / done - p.elapsed) : "-";
   return fmt::format("{} {}/{} runs, case {}/{} | {:.0f} s | ETA {} | {}", ProgressLine::bar(done), p.runs_done,
                      p.runs_total, std::min(p.case_index + 1, p.cases), p.cases, p.elapsed, eta, p.activity);
 }

@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
-//! The gate projection (gate_projection.hpp) over Bounded<double>: the same three K_in x K_out products and
-//! the same error propagation as the generic code applies operation by operation, but summed per output
-//! and laid out as structure of arrays, so that the inner loops vectorise. The projections are
-//! almost all of a bounded pass's arithmetic (6 K_in products per element against a few dozen operations
-//! in the recurrence), and operation by operation each carries a branch and two bounds.
+//! The gate projection (gate_projection.hpp) over Bounded<double>: the same three K_in x K_out products,
+//! values in the generic order (i ascending for z, j ascending for dx), so bit for bit the generic path's,
+//! but the bounds summed per output in vectorised loops instead of operation by operation. The projections
+//! are almost all of a bounded pass's arithmetic (6 K_in products per element against a few dozen
+//! operations in the recurrence), and operation by operation each carries branches and two bounds.
 //!
-//! What makes this exact bookkeeping simple: the gate inputs and weights are inputs of the case, exact
-//! (bounds 0), so a product x w with an exact factor carries |x| E(other) and rounds by half an ulp; a sum
-//! carries E(a) + E(b) and rounds by half an ulp (bounded.hpp). The values are double operations in the
-//! generic order (i ascending for z, j ascending for dx), so they are the generic path's bit for bit.
+//! The bookkeeping is the generic rule regrouped: the gate inputs and weights are inputs of the case, exact
+//! (bounds 0), so a product with an exact factor carries |exact| E(other) and rounds by half an ulp, and a
+//! sum carries E(a) + E(b) and rounds by half an ulp (bounded.hpp). Summed over the terms of one output,
+//! the float32 bound is the carried part plus half an ulp of every product and partial sum; the working
+//! bound of a certifying scalar takes the same roundings in the double unit and bounds its carried part by
+//! the largest working-to-float32 ratio of the inexact factors times the float32 carried part (larger
+//! than the generic propagation by at most that ratio's spread, which certification tolerates).
 #pragma once
 
 #include <algorithm>
@@ -21,6 +24,15 @@
 
 #include "reference/bounded.hpp"
 #include "reference/gate_projection.hpp"
+
+//! The inner loops are compiled for AVX-512, AVX2 and the x86-64 baseline, and the loader picks the best the
+//! machine has. Without contraction (-ffp-contract=off) every clone rounds identically: results do not
+//! depend on the machine.
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define SCANCHECK_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define SCANCHECK_VECTOR_CLONES
+#endif
 
 namespace scancheck::ref {
 
@@ -52,7 +64,10 @@ class GateProjection<Bounded<double, Admits, Certifies>> {
   //! w: [K_in, K_out] row-major, bias: [K_out]; both exact inputs.
   GateProjection(const std::vector<B>& w, const std::vector<B>& bias, std::int64_t k_in, std::int64_t k_out)
       : bias_(bias), k_in_(k_in), k_out_(k_out), w_(w.size()), w_transposed_(w.size()), w_transposed_abs_(w.size()),
-        dw_(w.size()) {
+        dw_(w.size()),
+        pending_x_(pending_steps * k_in),
+        pending_dz_(pending_steps * k_out),
+        pending_dz_bound_(pending_steps * k_out) {
     require_exact(w.data(), static_cast<std::int64_t>(w.size()));
     for (std::int64_t i = 0; i < k_in; ++i)
       for (std::int64_t j = 0; j < k_out; ++j) {
@@ -82,20 +97,22 @@ class GateProjection<Bounded<double, Admits, Certifies>> {
     for (std::int64_t i = 0; i < k_in_; ++i) dx[i] = acc.at(i);
   }
 
-  //! dW[i, j] += x[i] dz[j].
+  //! dW[i, j] += x[i] dz[j]. Buffered: a flush adds the buffered steps row by row of dW, in the order they
+  //! came, so each row stays in the first-level cache while it takes them.
   void accumulate_gradient(const B* x, const B* dz) {
     require_exact(x, k_in_);
-    std::vector<double> value(k_out_), single(k_out_);
+    const std::size_t step = pending_++;
+    for (std::int64_t i = 0; i < k_in_; ++i) pending_x_[step * k_in_ + i] = x[i].value();
     for (std::int64_t j = 0; j < k_out_; ++j) {
-      value[j] = dz[j].value();
-      single[j] = dz[j].bound();
+      pending_dz_[step * k_out_ + j] = dz[j].value();
+      pending_dz_bound_[step * k_out_ + j] = dz[j].bound();
       note_ratio(dw_, dz[j]);
     }
-    for (std::int64_t i = 0; i < k_in_; ++i) add_scaled_products(dw_, i * k_out_, k_out_, x[i].value(), value.data(), single.data());
-    ++dw_.terms;
+    if (pending_ == pending_steps) flush_gradient();
   }
 
-  std::vector<B> weight_gradient() const {
+  std::vector<B> weight_gradient() {
+    flush_gradient();
     std::vector<B> dw(dw_.value.size());
     for (std::size_t k = 0; k < dw.size(); ++k) dw[k] = dw_.at(k);
     return dw;
@@ -104,8 +121,17 @@ class GateProjection<Bounded<double, Admits, Certifies>> {
  private:
   // The three inner loops: acc[at + k] += (product k), restricted pointers so that they vectorise.
 
+  void flush_gradient() {
+    for (std::int64_t i = 0; i < k_in_; ++i)
+      for (std::size_t step = 0; step < pending_; ++step)
+        add_scaled_products(dw_, i * k_out_, k_out_, pending_x_[step * k_in_ + i], &pending_dz_[step * k_out_],
+                            &pending_dz_bound_[step * k_out_]);
+    dw_.terms += static_cast<std::int64_t>(pending_);
+    pending_ = 0;
+  }
+
   //! Products of exact factors c a[k]: nothing carried.
-  static void add_exact_products(Sums& acc, std::int64_t at, std::int64_t n, double c, const double* __restrict a) {
+  SCANCHECK_VECTOR_CLONES static void add_exact_products(Sums& acc, std::int64_t at, std::int64_t n, double c, const double* __restrict a) {
     double* __restrict value = acc.value.data() + at;
     double* __restrict magnitudes = acc.magnitudes.data() + at;
     for (std::int64_t k = 0; k < n; ++k) {
@@ -116,7 +142,7 @@ class GateProjection<Bounded<double, Admits, Certifies>> {
   }
 
   //! Products c a[k] of an inexact scalar c (float32 bound c_single) and exact a[k] (|a[k]| = a_abs[k]).
-  static void add_products(Sums& acc, std::int64_t at, std::int64_t n, double c, double c_single,
+  SCANCHECK_VECTOR_CLONES static void add_products(Sums& acc, std::int64_t at, std::int64_t n, double c, double c_single,
                            const double* __restrict a, const double* __restrict a_abs) {
     double* __restrict value = acc.value.data() + at;
     double* __restrict carried = acc.carried.data() + at;
@@ -130,7 +156,7 @@ class GateProjection<Bounded<double, Admits, Certifies>> {
   }
 
   //! Products c a[k] of an exact scalar c and inexact a[k] (float32 bounds a_single[k]).
-  static void add_scaled_products(Sums& acc, std::int64_t at, std::int64_t n, double c, const double* __restrict a,
+  SCANCHECK_VECTOR_CLONES static void add_scaled_products(Sums& acc, std::int64_t at, std::int64_t n, double c, const double* __restrict a,
                                   const double* __restrict a_single) {
     double* __restrict value = acc.value.data() + at;
     double* __restrict carried = acc.carried.data() + at;
@@ -165,6 +191,9 @@ class GateProjection<Bounded<double, Admits, Certifies>> {
   std::vector<double> w_transposed_;      // [K_out, K_in]
   std::vector<double> w_transposed_abs_;  // |w|, [K_out, K_in]
   Sums dw_;
+  static constexpr std::size_t pending_steps = 32;  //!< time steps buffered before dW takes them
+  std::size_t pending_ = 0;
+  std::vector<double> pending_x_, pending_dz_, pending_dz_bound_;  // [pending_steps, K_in] and [pending_steps, K_out]
 };
 
 }  // namespace scancheck::ref

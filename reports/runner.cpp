@@ -77,9 +77,17 @@ const std::vector<Shape>& seed_shapes() {
   return shapes;
 }
 
-std::vector<PlannedCase> seed_shape_cases(const ReportOptions& o, Group group, std::int64_t& index) {
+//! Shapes past 32-bit indexing: B x L x W just above 2^31 elements in one long sequence, and a large batch
+//! whose last entries start beyond 2^31 (16 heads, as the seed shapes).
+const std::vector<Shape>& scale_shapes() {
+  static const std::vector<Shape> shapes{{1, (std::int64_t{1} << 20) + 64, 2048, 16}, {1025, 1024, 2048, 16}};
+  return shapes;
+}
+
+//! The production shapes of `preset` (seed-shapes or scale), whole or, with --sample, one block each.
+std::vector<PlannedCase> production_shape_cases(const ReportOptions& o, Group group, std::int64_t& index) {
   std::vector<PlannedCase> cases;
-  for (const Shape& s : seed_shapes()) {
+  for (const Shape& s : o.preset == "scale" ? scale_shapes() : seed_shapes()) {
     CaseRequest r;
     r.architecture = group.first;
     r.io_dtype = group.second;
@@ -106,8 +114,10 @@ std::vector<std::int64_t> ladder_lengths(const ReportOptions& o) {
   return {1, 17, 65, 129, 513, 1025, 2049, 4100};
 }
 
+bool production_shapes(const std::string& preset) { return preset == "seed-shapes" || preset == "scale"; }
+
 std::string default_backends(const std::string& preset) {
-  if (preset == "seed-shapes")
+  if (production_shapes(preset))
     return "{rglru/fused_grouped_prefix32_hierarchical_chunk16,complex_rglru/"
            "fused_output_fused_write_shared_sfu_chunk32,complex_rglru/"
            "fused_output_fused_write_shared_sfu_grouped_prefix64_hierarchical_chunk32}@*";
@@ -116,7 +126,7 @@ std::string default_backends(const std::string& preset) {
 
 Executor choose_executor(const ReportOptions& o) {
   if (o.executor) return *o.executor;
-  if (o.preset == "seed-shapes" && cuda_device_name()) return Executor::cuda;
+  if (production_shapes(o.preset) && cuda_device_name()) return Executor::cuda;
   return Executor::host;
 }
 
@@ -157,7 +167,7 @@ Report header(const ReportOptions& o, const ReportPlan& plan) {
   if (!build.cuda_version.empty()) r.environment.cuda = build.cuda_version;
   r.environment.host = host_name();
   r.environment.threads = o.threads > 0 ? o.threads : static_cast<int>(std::thread::hardware_concurrency());
-  const bool sampled = o.preset == "seed-shapes" && o.sample;
+  const bool sampled = production_shapes(o.preset) && o.sample;
   r.method = {o.preset,
               std::string(to_string(o.reference_precision)),
               "the reference's first-order bound on a float32 sequential evaluation of the same case "
@@ -167,7 +177,7 @@ Report header(const ReportOptions& o, const ReportPlan& plan) {
                       : "every element of every case",
               o.seed,
               o.backends.value_or(default_backends(o.preset)),
-              o.preset == "seed-shapes" ? std::vector<std::int64_t>{} : ladder_lengths(o),
+              production_shapes(o.preset) ? std::vector<std::int64_t>{} : ladder_lengths(o),
               std::nullopt};
   if (o.shard.count > 1) r.method.shard = o.shard;
   r.policy = o.policy;
@@ -239,21 +249,33 @@ std::vector<Row> rows_of(const BackendResult& result, const BackendInfo& backend
 }  // namespace
 
 const std::vector<std::string>& preset_names() {
-  static const std::vector<std::string> names{"quick", "ci", "seed-shapes"};
+  static const std::vector<std::string> names{"quick", "ci", "seed-shapes", "scale"};
   return names;
+}
+
+//! The scale preset is for backends whose indices may wrap at 2^31 (device kernels, users' own); the host
+//! twins index in 64 bits. Its shapes must also fit this machine's memory, said before anything runs.
+void require_index_limit_suspects(const ReportPlan& plan) {
+  const bool suspects = plan.executor == Executor::cuda ||
+                        std::any_of(plan.backends.begin(), plan.backends.end(),
+                                    [](const BackendInfo* b) { return !b->loaded_by.empty(); });
+  if (!suspects)
+    throw InputError("preset scale checks 32-bit index limits of GPU and foreign backends, and the host twins index "
+                     "in 64 bits: run it with --executor cuda on a GPU machine, or with --worker/--plugin backends");
+  for (const PlannedCase& c : plan.cases) validate(c.request.architecture, c.request.shape);
 }
 
 ReportPlan plan_report(const ReportOptions& o) {
   if (std::find(preset_names().begin(), preset_names().end(), o.preset) == preset_names().end())
-    throw InputError(fmt::format("unknown preset '{}' (quick | ci | seed-shapes)", o.preset));
+    throw InputError(fmt::format("unknown preset '{}' (quick | ci | seed-shapes | scale)", o.preset));
   ReportPlan plan;
   plan.executor = choose_executor(o);
   if (plan.executor == Executor::cuda && !cuda_device_name())
     throw InputError("--executor cuda: no CUDA device is available on this machine");
-  if (o.preset == "seed-shapes" && !o.lengths.empty())
-    throw InputError("--lengths applies to the quick and ci presets; seed-shapes runs the production shapes");
-  if (o.sample && o.preset != "seed-shapes")
-    throw InputError("--sample applies to the seed-shapes preset; quick and ci verify every element of their cases");
+  if (production_shapes(o.preset) && !o.lengths.empty())
+    throw InputError(fmt::format("--lengths applies to the quick and ci presets; {} runs its own shapes", o.preset));
+  if (o.sample && !production_shapes(o.preset))
+    throw InputError("--sample applies to the seed-shapes and scale presets; quick and ci verify every element");
   if (o.reference_precision != Precision::tiered && o.reference_precision != Precision::float128)
     throw InputError(fmt::format("--reference-precision {}: a report's reference is tiered or float128",
                                  to_string(o.reference_precision)));
@@ -263,10 +285,10 @@ ReportPlan plan_report(const ReportOptions& o) {
   std::int64_t index = 0;
   for (const auto& [group, constraints, members] : groups_of(candidates)) {
     std::vector<PlannedCase> cases;
-    if (o.preset != "seed-shapes") cases = ladder_cases(o, ladder_lengths(o), group, index);
-    if (o.preset == "seed-shapes") {
-      if (!describe(group.first).production_layer) continue;  // the seed shapes are the production layers'
-      cases = seed_shape_cases(o, group, index);
+    if (!production_shapes(o.preset)) cases = ladder_cases(o, ladder_lengths(o), group, index);
+    if (o.preset == "seed-shapes" || o.preset == "scale") {
+      if (!describe(group.first).production_layer) continue;  // the production shapes are the RG-LRU layers'
+      cases = production_shape_cases(o, group, index);
     }
     if (!(constraints == BackendConstraints{})) {  // fitted; clamping may make two cases one
       std::vector<PlannedCase> fitted;
@@ -286,6 +308,7 @@ ReportPlan plan_report(const ReportOptions& o) {
   if (plan.cases.empty())
     throw InputError(fmt::format("preset {} has no case for the backends '{}'", o.preset,
                                  o.backends.value_or(default_backends(o.preset))));
+  if (o.preset == "scale") require_index_limit_suspects(plan);
   keep_shard(plan, o.shard);
   return plan;
 }
@@ -322,12 +345,21 @@ ReferenceOptions reference_options(const PlannedCase& planned, const ReportOptio
 
 }  // namespace
 
+//! A reference costs about this many backend runs of its case on the host (measured at the seed shapes).
+constexpr double reference_weight = 3;
+
+double element_steps(const CaseRequest& r) {
+  return static_cast<double>(r.shape.batch) * static_cast<double>(r.shape.length) * static_cast<double>(r.shape.width);
+}
+
 Report run_report(const ReportOptions& o, const std::function<void(const ReportProgress&)>& progress) {
   const ReportPlan plan = plan_report(o);
   Report report = header(o, plan);
   ReportProgress p;
   p.runs_total = plan.backend_runs;
   p.cases = static_cast<std::int64_t>(plan.cases.size());
+  for (const PlannedCase& c : plan.cases)
+    p.work_total += element_steps(c.request) * (reference_weight + 1 + static_cast<double>(c.backends.size()));
   const auto start = Clock::now();
   const auto tell = [&](std::string activity) {
     p.activity = std::move(activity);
@@ -345,7 +377,9 @@ Report run_report(const ReportOptions& o, const std::function<void(const ReportP
     entry.request = planned.request;
     entry.repro = to_string(planned.request);
     tell(fmt::format("reference of {} ({} {})", entry.id, to_string(c.architecture), to_string(c.shape)));
+    const double steps = element_steps(planned.request);
     const ReferenceResult reference = compute_reference(c, reference_options(planned, o));
+    p.work_done += steps * (reference_weight + 1);  // the baseline runs with the first backend
     entry.elements_total = output_elements(c);
     entry.elements_verified = verified_elements(c, reference);
     entry.fraction_verified = static_cast<double>(entry.elements_verified) / static_cast<double>(entry.elements_total);
@@ -359,6 +393,7 @@ Report run_report(const ReportOptions& o, const std::function<void(const ReportP
       if (const std::string why = b->constraints.violated_by(c); !why.empty()) {  // said in the scope
         outside[b->name].push_back(fmt::format("{} ({})", entry.id, why));
         ++p.runs_done;
+        p.work_done += steps;
         continue;
       }
       members.push_back(b);
@@ -370,6 +405,7 @@ Report run_report(const ReportOptions& o, const std::function<void(const ReportP
         timing = time_backend(backend, c, o.timing_warmup, o.timing_repeats);
       for (Row& row : rows_of(result, backend, entry, timing)) report.rows.push_back(std::move(row));
       ++p.runs_done;
+      p.work_done += steps;
       tell(result.backend);
     };
     check_backends(c, members, plan.executor, reference, o.policy, judged, /*diagnose=*/true);

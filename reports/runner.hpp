@@ -13,6 +13,10 @@
 //!                with 16 heads, for rglru and complex_rglru, every element verified (`sample`: one
 //!                (batch, head) block per case, drawn from the seed, at full length). Default backends: the
 //!                three production variants in both dtypes. The cuda executor when a device exists.
+//!   scale        shapes past 32-bit indexing, (1, 2^20 + 64, 2048) and (1025, 1024, 2048) with 16 heads
+//!                (B x L x W just above 2^31; the last batch entries start beyond 2^31), every element
+//!                verified, for the backends where such bugs live: the cuda executor's, or foreign ones. Its
+//!                shapes need about 60 GiB of memory; smaller machines refuse it up front.
 //! Every preset's reference is the tiered one (reference.hpp): double certified element by element against
 //! its own error bound, float128 for the blocks it does not certify; the report says how many.
 //! With the cuda executor every row also carries device timings (median, min, max of warmed runs).
@@ -79,6 +83,9 @@ struct ReportProgress {
   std::int64_t case_index = 0, cases = 0;
   std::string activity;  //!< "reference of c3 (rglru B=1 L=2100 W=24 H=2)", "rglru/chunk16@fp32", ...
   double elapsed = 0;
+  //! Work in element-steps weighted by what costs them (a reference counts as `reference_weight` backend
+  //! runs): what an ETA extrapolates, since cases range over four orders of magnitude in size.
+  double work_done = 0, work_total = 0;
 };
 
 //! Runs the plan and returns the summarised report.

@@ -17,6 +17,7 @@
 #include <benchmark/benchmark.h>
 
 #include "backends/backend.hpp"
+#include "properties/differential.hpp"
 #include "properties/fuzz.hpp"
 #include "tests/bench/ratio_reporter.hpp"
 

@@ -130,6 +130,22 @@ TEST(ReportPlan, ShardsSplitThePlanIntoDisjointParts) {
   EXPECT_THROW(plan_report(o), InputError);
 }
 
+// The scale preset runs where 32-bit index bugs live (device kernels, foreign backends), never the host
+// twins alone, and refuses up front shapes this machine cannot hold.
+TEST(ReportPlan, ScaleRefusesTheHostTwinsAlone) {
+  ReportOptions o;
+  o.preset = "scale";
+  o.executor = Executor::host;
+  try {
+    plan_report(o);
+    ADD_FAILURE() << "planned the scale preset for host twins";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--executor cuda"), std::string::npos) << e.what();
+  }
+  o.sample = true;  // sampling does not make the twins suspects either
+  EXPECT_THROW(plan_report(o), InputError);
+}
+
 TEST(ReportPlan, BadOptionsAreInputErrors) {
   ReportOptions unknown;
   unknown.preset = "slow";
