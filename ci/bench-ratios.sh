@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Prints the `ratio ...` lines of the host-twin benchmarks' smoke tests (scan_bench_smoke, gated_bench_smoke:
+# Prints the `ratio ...` lines of the benchmarks' smoke tests (the host twins: scan_bench_smoke,
+# gated_bench_smoke; the reference: reference_bench_smoke; fuzz throughput: fuzz_bench_smoke;
 # tests/bench/CMakeLists.txt, label bench) under a heading that names the build they come from, so that every
 # CI log carries them. The smoke tests run a few iterations of each row on whatever machine CI has, so the
 # figures are indicative (the README's come from full runs); a smoke test that fails (a crash, or gated_bench's
 # plain loop disagreeing with the twin) fails this script, after printing its output.
-# Usage: ci/bench-ratios.sh BUILD_DIR   a configured build with SCANCHECK_BUILD_BENCHMARKS=ON; builds the two
+# Usage: ci/bench-ratios.sh BUILD_DIR   a configured build with SCANCHECK_BUILD_BENCHMARKS=ON; builds the four
 #                                       benchmarks there (the libraries are already built) and runs their
 #                                       smoke tests. Refuses a sanitized or unoptimised build: its figures
 #                                       would mean nothing.
@@ -27,13 +28,13 @@ if [ "$(value SCANCHECK_BUILD_BENCHMARKS)" != ON ]; then
 fi
 
 start=$(date +%s)
-cmake --build "$build" -j "${SCANCHECK_JOBS:-$(nproc)}" --target scan_bench gated_bench >/dev/null
+cmake --build "$build" -j "${SCANCHECK_JOBS:-$(nproc)}" --target scan_bench gated_bench reference_bench fuzz_bench >/dev/null
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0
-ctest --test-dir "$build" -R '^(scan|gated)_bench_smoke$' -V >"$log" 2>&1 || status=$?
+ctest --test-dir "$build" -R '^(scan|gated|reference|fuzz)_bench_smoke$' -V >"$log" 2>&1 || status=$?
 
-echo "==== host-twin benchmark ratios: $build, CMAKE_BUILD_TYPE=$build_type, $("$compiler" --version | head -n 1)," \
+echo "==== benchmark ratios (host twins, reference, fuzz throughput): $build, CMAKE_BUILD_TYPE=$build_type, $("$compiler" --version | head -n 1)," \
   "no sanitizers; smoke runs (a few iterations a row, on a shared machine: +-20% or more) ===="
 # ctest -V prefixes each line of a test's output with the test's number.
 sed -n 's/^[0-9]*: \(ratio .*\)$/\1/p' "$log"

@@ -148,19 +148,38 @@ std::vector<BackendResult> check_backends(const Case& c, const std::vector<const
                                           Executor executor, const ReferenceResult& reference,
                                           const TolerancePolicy& policy,
                                           const std::function<void(const BackendResult&)>& judged, bool diagnose) {
+  return check_backends(
+      c, backends, executor, [&reference]() -> const ReferenceResult& { return reference; }, policy, judged, diagnose);
+}
+
+std::vector<BackendResult> check_backends(const Case& c, const std::vector<const BackendInfo*>& backends,
+                                          Executor executor, const ReferenceWhenReady& reference,
+                                          const TolerancePolicy& policy,
+                                          const std::function<void(const BackendResult&)>& judged, bool diagnose) {
   const Outputs baseline = run_backend(baseline_backend(c), c, Executor::host);
-  std::vector<BackendResult> results;
-  for (const BackendInfo* b : backends) {
+  std::vector<std::optional<Outputs>> outputs(backends.size());
+  std::vector<std::optional<BackendResult>> failures(backends.size());
+  for (std::size_t k = 0; k < backends.size(); ++k) {
     try {
-      const Outputs got = run_backend(*b, c, executor);
-      results.push_back(judge_outputs(b->name, c, got, reference, &baseline, policy, b->passes));
-      if (diagnose && !results.back().pass) {
-        results.back().diagnosis = diagnosis_of(*b, c, got, reference, executor, policy);
-        results.back().strip =
-            error_strip(c, got, reference, policy, b->builtin ? std::optional(b->builtin->schedule) : std::nullopt);
-      }
+      outputs[k] = run_backend(*backends[k], c, executor);
     } catch (const BackendError& e) {
-      results.push_back(failed_run(*b, e));
+      failures[k] = failed_run(*backends[k], e);
+    }
+  }
+  std::vector<BackendResult> results;
+  for (std::size_t k = 0; k < backends.size(); ++k) {
+    const BackendInfo& b = *backends[k];
+    if (failures[k]) {
+      results.push_back(std::move(*failures[k]));
+    } else {
+      const Outputs& got = *outputs[k];
+      results.push_back(judge_outputs(b.name, c, got, reference(), &baseline, policy, b.passes));
+      if (diagnose && !results.back().pass) {
+        results.back().diagnosis = diagnosis_of(b, c, got, reference(), executor, policy);
+        results.back().strip =
+            error_strip(c, got, reference(), policy, b.builtin ? std::optional(b.builtin->schedule) : std::nullopt);
+      }
+      outputs[k].reset();
     }
     if (judged) judged(results.back());
   }

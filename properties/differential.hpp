@@ -73,6 +73,17 @@ std::vector<BackendResult> check_backends(const Case& c, const std::vector<const
                                           const std::function<void(const BackendResult&)>& judged = {},
                                           bool diagnose = false);
 
+//! The reference once it is there: called after every run has finished, so a reference computed on
+//! another thread (reports do, at the large shapes where both take minutes) overlaps the runs.
+using ReferenceWhenReady = std::function<const ReferenceResult&()>;
+
+//! check_backends, with the baseline and every backend run before the reference is asked for.
+std::vector<BackendResult> check_backends(const Case& c, const std::vector<const BackendInfo*>& backends,
+                                          Executor executor, const ReferenceWhenReady& reference,
+                                          const TolerancePolicy& policy,
+                                          const std::function<void(const BackendResult&)>& judged = {},
+                                          bool diagnose = false);
+
 //! `candidate` (outputs produced anywhere: another framework, another kernel) judged as `name` on `c`,
 //! against the reference (on `threads` threads) and the host sequential baseline.
 BackendResult verify_outputs(std::string name, const Case& c, const Outputs& candidate, const TolerancePolicy& policy,

@@ -150,8 +150,13 @@ class Evaluator {
   }
 
   ReferenceResult run() {
-    const int threads = options_.threads > 0 ? options_.threads
-                                             : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const Shape& s = case_.shape;
+    // Below some 16k element-steps (milliseconds of work) starting threads costs more than they save: the
+    // fuzz stream's cases are mostly that small.
+    const bool small = s.batch * s.length * s.width < (std::int64_t{1} << 14);
+    const int threads = small ? 1
+                        : options_.threads > 0 ? options_.threads
+                                               : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     // The reference's entry point of each family, over the real or complex field.
     const ArchitectureDescriptor& arch = describe(case_.architecture);
     switch (arch.family) {

@@ -4,7 +4,9 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <future>
 #include <map>
+#include <optional>
 #include <thread>
 
 #include <fmt/format.h>
@@ -376,18 +378,30 @@ Report run_report(const ReportOptions& o, const std::function<void(const ReportP
     entry.id = fmt::format("c{}", p.case_index);
     entry.request = planned.request;
     entry.repro = to_string(planned.request);
-    tell(fmt::format("reference of {} ({} {})", entry.id, to_string(c.architecture), to_string(c.shape)));
+    tell(fmt::format("reference and runs of {} ({} {})", entry.id, to_string(c.architecture), to_string(c.shape)));
     const double steps = element_steps(planned.request);
-    const ReferenceResult reference = compute_reference(c, reference_options(planned, o));
-    p.work_done += steps * (reference_weight + 1);  // the baseline runs with the first backend
-    entry.elements_total = output_elements(c);
-    entry.elements_verified = verified_elements(c, reference);
-    entry.fraction_verified = static_cast<double>(entry.elements_verified) / static_cast<double>(entry.elements_total);
-    if (reference.tiers)
-      entry.tiers = ReferenceTierCounts{entry.elements_verified - reference.tiers->uncertified_elements,
-                                        reference.tiers->uncertified_elements,
-                                        static_cast<std::int64_t>(reference.tiers->float128_blocks.size()),
-                                        reference.blocks_computed};
+    // With the cuda executor the reference is computed on its own thread while the backends run on the
+    // device (both take minutes at the production shapes); the runs are judged once it is there. On the host
+    // both compete for the same cores (measured: no faster at the seed shapes), so it is computed when first
+    // needed, after the runs.
+    const auto launch = plan.executor == Executor::cuda ? std::launch::async : std::launch::deferred;
+    std::future<ReferenceResult> computing =
+        std::async(launch, [&c, options = reference_options(planned, o)] { return compute_reference(c, options); });
+    std::optional<ReferenceResult> reference;
+    const auto reference_ready = [&]() -> const ReferenceResult& {
+      if (reference) return *reference;
+      reference = computing.get();
+      p.work_done += steps * (reference_weight + 1);  // with the baseline
+      entry.elements_total = output_elements(c);
+      entry.elements_verified = verified_elements(c, *reference);
+      entry.fraction_verified = static_cast<double>(entry.elements_verified) / static_cast<double>(entry.elements_total);
+      if (reference->tiers)
+        entry.tiers = ReferenceTierCounts{entry.elements_verified - reference->tiers->uncertified_elements,
+                                          reference->tiers->uncertified_elements,
+                                          static_cast<std::int64_t>(reference->tiers->float128_blocks.size()),
+                                          reference->blocks_computed};
+      return *reference;
+    };
     std::vector<const BackendInfo*> members;
     for (const BackendInfo* b : planned.backends) {
       if (const std::string why = b->constraints.violated_by(c); !why.empty()) {  // said in the scope
@@ -408,7 +422,8 @@ Report run_report(const ReportOptions& o, const std::function<void(const ReportP
       p.work_done += steps;
       tell(result.backend);
     };
-    check_backends(c, members, plan.executor, reference, o.policy, judged, /*diagnose=*/true);
+    check_backends(c, members, plan.executor, reference_ready, o.policy, judged, /*diagnose=*/true);
+    reference_ready();  // also when no run needed it (every backend outside its constraints or failing to run)
     report.cases.push_back(std::move(entry));
     ++p.case_index;
   };

@@ -420,6 +420,10 @@ entry "report" "--lengths 10^12 (too large for memory)" -- report "${rep[@]}" --
 entry "report" "--lengths 2,,3 (empty item)" -- report "${rep[@]}" --lengths 2,,3
 entry "report" "--executor unknown" -- report "${rep[@]}" --executor tpu
 entry "report" "--preset seed-shapes of a plain scan" -- report --preset seed-shapes --backends 'scan/*' --out r
+entry "report" "--preset scale of the host twins alone" -- report --preset scale --executor host --out r
+entry "report" "--sample with a ladder preset" -- report --preset quick --backends 'scan/chunk16@fp32' --sample --out r
+entry "report" "--reference-precision mpfr50" -- report "${rep[@]}" --reference-precision mpfr50
+entry "report" "--reference-precision unknown" -- report "${rep[@]}" --reference-precision half
 entry "report" "--out unwritable (/proc), after the work" -- report --backends 'scan/chunk16@fp32' --lengths 2 --out /proc/r
 
 rr=(--out rendered)
