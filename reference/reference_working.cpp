@@ -17,13 +17,6 @@ ReferenceResult evaluate_float64_strict(const Case& c, const ReferenceOptions& o
   return Evaluator<Bounded<double, /*Admits=*/false>>(c, options).run();
 }
 
-ReferenceResult evaluate_certified_float64(const Case& c, const ReferenceOptions& options,
-                                           const std::map<std::string, Tensor<double>>* strict) {
-  ReferenceOptions with_bounds = options;
-  with_bounds.bounds = true;  // certification compares against them
-  return Evaluator<Bounded<double, /*Admits=*/true, /*Certifies=*/true>>(c, with_bounds, strict).run();
-}
-
 ReferenceResult evaluate_float32(const Case& c, const ReferenceOptions& options) {
   ReferenceOptions no_bounds = options;
   no_bounds.bounds = false;  // the bound describes this very evaluation; it has none of its own
