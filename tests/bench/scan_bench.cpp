@@ -109,8 +109,17 @@ void count_element_steps(benchmark::State& state) {
 //!   forward   h_t = a_t h_{t-1} + b_t                   (h_{-1} = h0)
 //!   backward  g_{L-1} = dh_{L-1} + dh_last,  g_t = dh_t + a_{t+1} g_{t+1}
 //!             db_t = g_t,  da_t = g_t h_{t-1},  dh0 = a_0 g_0
-void plain_scan(const backends::ScanArrays& io, std::vector<float>& g) {
+//! `Downward`: the backward's channel loops run downwards (the forward as it is), so the backward walks
+//! every array from its end to its start (plain_scan_downward); otherwise upwards (plain_scan).
+template <bool Downward>
+void plain_scan_walking(const backends::ScanArrays& io, std::vector<float>& g) {
   const std::int64_t L = io.geometry.length, W = io.geometry.width;
+  const auto channels = [W](auto&& body) {
+    if constexpr (Downward)
+      for (std::int64_t w = W - 1; w >= 0; --w) body(w);
+    else
+      for (std::int64_t w = 0; w < W; ++w) body(w);
+  };
   for (std::int64_t n = 0; n < io.geometry.batch; ++n) {
     const float* a = io.a + n * L * W;
     const float* b = io.b + n * L * W;
@@ -123,49 +132,21 @@ void plain_scan(const backends::ScanArrays& io, std::vector<float>& g) {
     for (std::int64_t t = 1; t < L; ++t)
       for (std::int64_t w = 0; w < W; ++w) h[t * W + w] = a[t * W + w] * h[(t - 1) * W + w] + b[t * W + w];
     for (std::int64_t w = 0; w < W; ++w) io.h_last[n * W + w] = h[(L - 1) * W + w];
-    for (std::int64_t w = 0; w < W; ++w) g[w] = dh[(L - 1) * W + w] + io.dh_last[n * W + w];
+    channels([&](std::int64_t w) { g[w] = dh[(L - 1) * W + w] + io.dh_last[n * W + w]; });
     for (std::int64_t t = L - 1; t >= 0; --t) {
-      if (t < L - 1)
-        for (std::int64_t w = 0; w < W; ++w) g[w] = dh[t * W + w] + a[(t + 1) * W + w] * g[w];
+      if (t < L - 1) channels([&](std::int64_t w) { g[w] = dh[t * W + w] + a[(t + 1) * W + w] * g[w]; });
       const float* prev = t > 0 ? h + (t - 1) * W : h0;
-      for (std::int64_t w = 0; w < W; ++w) {
+      channels([&](std::int64_t w) {
         db[t * W + w] = g[w];
         da[t * W + w] = g[w] * prev[w];
-      }
+      });
     }
-    for (std::int64_t w = 0; w < W; ++w) io.dh0[n * W + w] = a[w] * g[w];
+    channels([&](std::int64_t w) { io.dh0[n * W + w] = a[w] * g[w]; });
   }
 }
 
-//! plain_scan with the backward's channel loops running downwards (the forward as it is): the backward
-//! then walks every array from its end to its start.
-void plain_scan_downward(const backends::ScanArrays& io, std::vector<float>& g) {
-  const std::int64_t L = io.geometry.length, W = io.geometry.width;
-  for (std::int64_t n = 0; n < io.geometry.batch; ++n) {
-    const float* a = io.a + n * L * W;
-    const float* b = io.b + n * L * W;
-    const float* dh = io.dh + n * L * W;
-    const float* h0 = io.h0 + n * W;
-    float* h = io.h + n * L * W;
-    float* da = io.da + n * L * W;
-    float* db = io.db + n * L * W;
-    for (std::int64_t w = 0; w < W; ++w) h[w] = a[w] * h0[w] + b[w];
-    for (std::int64_t t = 1; t < L; ++t)
-      for (std::int64_t w = 0; w < W; ++w) h[t * W + w] = a[t * W + w] * h[(t - 1) * W + w] + b[t * W + w];
-    for (std::int64_t w = 0; w < W; ++w) io.h_last[n * W + w] = h[(L - 1) * W + w];
-    for (std::int64_t w = W - 1; w >= 0; --w) g[w] = dh[(L - 1) * W + w] + io.dh_last[n * W + w];
-    for (std::int64_t t = L - 1; t >= 0; --t) {
-      if (t < L - 1)
-        for (std::int64_t w = W - 1; w >= 0; --w) g[w] = dh[t * W + w] + a[(t + 1) * W + w] * g[w];
-      const float* prev = t > 0 ? h + (t - 1) * W : h0;
-      for (std::int64_t w = W - 1; w >= 0; --w) {
-        db[t * W + w] = g[w];
-        da[t * W + w] = g[w] * prev[w];
-      }
-    }
-    for (std::int64_t w = W - 1; w >= 0; --w) io.dh0[n * W + w] = a[w] * g[w];
-  }
-}
+void plain_scan(const backends::ScanArrays& io, std::vector<float>& g) { plain_scan_walking<false>(io, g); }
+void plain_scan_downward(const backends::ScanArrays& io, std::vector<float>& g) { plain_scan_walking<true>(io, g); }
 
 template <void (*Loop)(const backends::ScanArrays&, std::vector<float>&)>
 void scan_plain(benchmark::State& state) {
