@@ -52,6 +52,16 @@ struct FloatUnit {
 inline constexpr FloatUnit float32_unit{0x1p-23, 0x1p-149};
 inline constexpr FloatUnit float64_unit{0x1p-52, 0x1p-1074};
 
+//! The norm of a 2-vector (|a|, |b|), for bounds: never below the exact norm. In [2^-500, 2^500] it is
+//! sqrt(a^2 + b^2), whose roundings (under 2 ulps together) the factor 1 + 2^-50 covers; outside, where
+//! the squares could overflow or lose their digits to underflow, glibc's hypot. std::hypot everywhere took
+//! a fifth of the complex reference's time.
+inline double norm_bound(double a, double b) {
+  const double m = std::max(std::fabs(a), std::fabs(b));
+  if (m >= 0x1p-500 && m <= 0x1p500) return std::sqrt(a * a + b * b) * (1 + 0x1p-50);
+  return std::hypot(a, b);
+}
+
 //! `Admits` (the default) makes the bound cover the accepted formulations (admit_absolute_error); without,
 //! it describes scancheck's own formulation alone: the "strict" bounds that notes compare against.
 template <class T, bool Admits = true, bool Certifies = false>
@@ -190,8 +200,8 @@ struct Complex<Bounded<T, Admits, Certifies>> {
   Complex(B r, B i)
       : re(std::move(r)),
         im(std::move(i)),
-        norm(std::hypot(re.bound(), im.bound())),
-        working_norm(Certifies ? std::hypot(re.working_bound(), im.working_bound()) : 0.0) {}
+        norm(norm_bound(re.bound(), im.bound())),
+        working_norm(Certifies ? norm_bound(re.working_bound(), im.working_bound()) : 0.0) {}
 
   friend Complex operator+(const Complex& x, const Complex& y) { return summed(x.re + y.re, x.im + y.im, x, y); }
   friend Complex operator-(const Complex& x, const Complex& y) { return summed(x.re - y.re, x.im - y.im, x, y); }
@@ -199,7 +209,7 @@ struct Complex<Bounded<T, Admits, Certifies>> {
     // Each component is two correctly rounded products and a correctly rounded sum.
     const B re = x.re * y.re - x.im * y.im, im = x.re * y.im + x.im * y.re;
     const auto rounding = [&](FloatUnit unit) {
-      return std::hypot(half_ulp(unit, to_double(x.re) * to_double(y.re)) +
+      return norm_bound(half_ulp(unit, to_double(x.re) * to_double(y.re)) +
                             half_ulp(unit, to_double(x.im) * to_double(y.im)) + half_ulp(unit, to_double(re)),
                         half_ulp(unit, to_double(x.re) * to_double(y.im)) +
                             half_ulp(unit, to_double(x.im) * to_double(y.re)) + half_ulp(unit, to_double(im)));
@@ -212,7 +222,7 @@ struct Complex<Bounded<T, Admits, Certifies>> {
     const B re = x.re * s, im = x.im * s;
     const auto norm_of = [&](double Complex::*n, double s_bound, FloatUnit unit) {
       return std::fabs(to_double(s)) * x.*n + magnitude(x) * s_bound + x.*n * s_bound +
-             std::hypot(half_ulp(unit, to_double(re)), half_ulp(unit, to_double(im)));
+             norm_bound(half_ulp(unit, to_double(re)), half_ulp(unit, to_double(im)));
     };
     return tightened(re, im, norm_of(&Complex::norm, s.bound(), float32_unit),
                      Certifies ? norm_of(&Complex::working_norm, s.working_bound(), float64_unit) : 0.0);
@@ -225,10 +235,10 @@ struct Complex<Bounded<T, Admits, Certifies>> {
 
  private:
   static double half_ulp(FloatUnit unit, double v) { return ulps::correctly_rounded.single * unit.ulp(v); }
-  static double magnitude(const Complex& x) { return std::hypot(to_double(x.re), to_double(x.im)); }
+  static double magnitude(const Complex& x) { return norm_bound(to_double(x.re), to_double(x.im)); }
   static Complex summed(const B& re, const B& im, const Complex& x, const Complex& y) {
     const auto rounding = [&](FloatUnit unit) {
-      return std::hypot(half_ulp(unit, to_double(re)), half_ulp(unit, to_double(im)));
+      return norm_bound(half_ulp(unit, to_double(re)), half_ulp(unit, to_double(im)));
     };
     return tightened(re, im, x.norm + y.norm + rounding(float32_unit),
                      Certifies ? x.working_norm + y.working_norm + rounding(float64_unit) : 0.0);
@@ -237,8 +247,8 @@ struct Complex<Bounded<T, Admits, Certifies>> {
   static Complex tightened(const B& re, const B& im, double norm, double working_norm) {
     const auto guarded = [](double n) { return std::isnan(n) ? std::numeric_limits<double>::infinity() : n; };
     Complex z;
-    z.norm = std::min(guarded(norm), std::hypot(re.bound(), im.bound()));
-    z.working_norm = Certifies ? std::min(guarded(working_norm), std::hypot(re.working_bound(), im.working_bound())) : 0;
+    z.norm = std::min(guarded(norm), norm_bound(re.bound(), im.bound()));
+    z.working_norm = Certifies ? std::min(guarded(working_norm), norm_bound(re.working_bound(), im.working_bound())) : 0;
     z.re = B::with_bound(re.value(), std::min(re.bound(), z.norm), std::min(re.working_bound(), z.working_norm));
     z.im = B::with_bound(im.value(), std::min(im.bound(), z.norm), std::min(im.working_bound(), z.working_norm));
     return z;

@@ -21,6 +21,7 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "core/architectures.hpp"
@@ -47,18 +48,27 @@ struct is_certifying<Bounded<T, Admits, true>> : std::true_type {};
 //! of the exact value then moves no verdict by more than 1/1000 of a bound.
 inline constexpr double certification_margin = 1e-3;
 
-//! Runs body(i) for i in [0, n) on `threads` threads; rethrows the first exception after all joined. Once
-//! `*stop` is set no further i starts and Interrupted is thrown: a long reference stops within one block.
+//! The number of workers parallel_for(n, threads, ...) runs.
+inline int worker_count(std::int64_t n, int threads) {
+  return static_cast<int>(std::min<std::int64_t>(std::max(threads, 1), std::max<std::int64_t>(n, 1)));
+}
+
+//! Runs body(i) (or body(i, worker), worker in [0, worker_count(n, threads))) for i in [0, n) on `threads`
+//! threads; rethrows the first exception after all joined. Once `*stop` is set no further i starts and
+//! Interrupted is thrown: a long reference stops within one block.
 template <class Body>
 void parallel_for(std::int64_t n, int threads, const std::atomic<bool>* stop, Body&& body) {
   std::atomic<std::int64_t> next{0};
   std::exception_ptr failure;
   std::mutex failure_mutex;
-  auto worker = [&] {
+  auto worker = [&](int w) {
     for (std::int64_t i; (i = next++) < n;) {
       try {
         if (stop && stop->load()) throw Interrupted();
-        body(i);
+        if constexpr (std::is_invocable_v<Body&, std::int64_t, int>)
+          body(i, w);
+        else
+          body(i);
       } catch (...) {
         std::lock_guard lock(failure_mutex);
         if (!failure) failure = std::current_exception();
@@ -66,10 +76,10 @@ void parallel_for(std::int64_t n, int threads, const std::atomic<bool>* stop, Bo
       }
     }
   };
-  const int count = static_cast<int>(std::min<std::int64_t>(std::max(threads, 1), std::max<std::int64_t>(n, 1)));
+  const int count = worker_count(n, threads);
   std::vector<std::jthread> pool;
-  for (int k = 1; k < count; ++k) pool.emplace_back(worker);
-  worker();
+  for (int k = 1; k < count; ++k) pool.emplace_back(worker, k);
+  worker(0);
   pool.clear();
   if (failure) std::rethrow_exception(failure);
 }
@@ -221,28 +231,40 @@ class Evaluator {
 
   template <class F>
   void run_gated(int threads) {
+    std::vector<std::optional<GatedBlockGrads<S, F>>> grads(case_.shape.batch * case_.shape.heads);
+    const std::int64_t n_blocks = static_cast<std::int64_t>(blocks_.size());
+    {
+      std::vector<GatedBlockWorkspace<S, F>> workspaces(worker_count(n_blocks, threads));  // freed before dx
+      parallel_for(n_blocks, threads, options_.stop, [&](std::int64_t n, int worker) {
+        evaluate_gated_block<F>(blocks_[n], workspaces[worker], grads);
+      });
+    }
+    parallel_for(n_blocks, threads, options_.stop, [&](std::int64_t n) { combine_dx<F>(blocks_[n], grads); });
+    parallel_for(case_.shape.heads, threads, options_.stop,
+                 [&](std::int64_t h) { reduce_parameter_gradients<F>(h, grads); });
+  }
+
+  //! Forward and backward of one block: writes what the block alone determines (y, h_last, dh0) and keeps
+  //! its gradients for what blocks share.
+  template <class F>
+  void evaluate_gated_block(Block block, GatedBlockWorkspace<S, F>& work,
+                            std::vector<std::optional<GatedBlockGrads<S, F>>>& grads) {
     const Shape& s = case_.shape;
     const std::int64_t L = s.length, W = s.width, H = s.heads;
     const std::int64_t K = head_channels(case_.architecture, s);
-    std::vector<std::optional<GatedBlockGrads<S, F>>> grads(s.batch * H);
-    parallel_for(static_cast<std::int64_t>(blocks_.size()), threads, options_.stop, [&](std::int64_t n) {
-      const auto [b, h] = blocks_[n];
-      const auto in = gather_gated_block<S, F>(case_, b, h);
-      const auto fw = gated_forward(in);
-      grads[b * H + h] = gated_backward(in, fw);
-      std::int64_t uncertified = 0;
-      for (std::int64_t t = 0; t < L; ++t)
-        for (std::int64_t j = 0; j < K; ++j) uncertified += !put("y", (b * L + t) * W + h * K + j, fw.h[t * K + j]);
-      for (std::int64_t j = 0; j < K; ++j) {
-        uncertified += !put("h_last", b * W + h * K + j, fw.h[(L - 1) * K + j]);
-        uncertified += !put("dh0", b * W + h * K + j, grads[b * H + h]->dh0[j]);
-      }
-      needs_float128(b, h, uncertified);
-    });
-    parallel_for(static_cast<std::int64_t>(blocks_.size()), threads, options_.stop, [&](std::int64_t n) {
-      combine_dx<F>(blocks_[n], grads);
-    });
-    parallel_for(H, threads, options_.stop, [&](std::int64_t h) { reduce_parameter_gradients<F>(h, grads); });
+    const auto [b, h] = block;
+    auto& [in, fw, scan] = work;
+    gather_gated_block(case_, b, h, in);
+    gated_forward(in, fw, scan);
+    const auto& gr = grads[b * H + h] = gated_backward(in, fw, scan);
+    std::int64_t uncertified = 0;
+    for (std::int64_t t = 0; t < L; ++t)
+      for (std::int64_t j = 0; j < K; ++j) uncertified += !put("y", (b * L + t) * W + h * K + j, fw.h[t * K + j]);
+    for (std::int64_t j = 0; j < K; ++j) {
+      uncertified += !put("h_last", b * W + h * K + j, fw.h[(L - 1) * K + j]);
+      uncertified += !put("dh0", b * W + h * K + j, gr->dh0[j]);
+    }
+    needs_float128(b, h, uncertified);
   }
 
   //! dx at the gate inputs of block (b, h): the direct term (owned by the head of that position's state
@@ -282,7 +304,7 @@ class Evaluator {
     const std::int64_t H = s.heads, K = head_channels(case_.architecture, s);
     for (std::int64_t b = 0; b < s.batch; ++b)
       if (!grads[b * H + h]) return;
-    auto total = *grads[h];
+    auto total = grads[h]->parameters_only();
     for (std::int64_t b = 1; b < s.batch; ++b) {
       const auto& g = *grads[b * H + h];
       add_into(total.dwx, g.dwx);

@@ -65,6 +65,30 @@ struct GatedBlockGrads {
   std::vector<S> dbx, dba;    // [K_out]
   std::vector<S> a_param_sum; // [K_out]: sum_t (-8 ga dlog_a), before the factor sigma(a_param)
   std::vector<S> a_imag_sum;  // [K_out]: sum_t ga dphi (complex only)
+
+  //! The parameter gradients alone (what sums over batch entries), without the [L, ..] arrays: copying
+  //! those too cost the production shapes a GB of fresh pages per head.
+  GatedBlockGrads parameters_only() const {
+    GatedBlockGrads p;
+    p.dwx = dwx;
+    p.dwa = dwa;
+    p.dbx = dbx;
+    p.dba = dba;
+    p.a_param_sum = a_param_sum;
+    p.a_imag_sum = a_imag_sum;
+    return p;
+  }
+};
+
+//! What one (batch, head) block's evaluation needs besides its gradients: the gathered inputs, the forward
+//! and the scan buffer (the forward's input u, then the backward's g). A worker keeps one across its
+//! blocks: at production lengths these are about a GB, and pages fresh from the kernel are zeroed one by
+//! one (a fifth of the reference's time at L = 32768 when each block allocated its own).
+template <class S, class F>
+struct GatedBlockWorkspace {
+  GatedBlockInputs<S, F> in;
+  GatedBlockForward<S, F> fw;
+  std::vector<F> scan;
 };
 
 //! The phase parameter of channel j, or nullptr for the real layer.
@@ -73,18 +97,19 @@ const S* imag_param(const GatedBlockInputs<S, F>& in, std::int64_t j) {
   return in.a_imag_param.empty() ? nullptr : &in.a_imag_param[j];
 }
 
+//! The forward into `fw`, with `u` [L, K_out] as the scan's input: both are overwritten whole, so buffers
+//! kept from an earlier block of the same size are reused as they are (see GatedBlockWorkspace).
 template <class S, class F>
-GatedBlockForward<S, F> gated_forward(const GatedBlockInputs<S, F>& in) {
+void gated_forward(const GatedBlockInputs<S, F>& in, GatedBlockForward<S, F>& fw, std::vector<F>& u) {
   const std::int64_t L = in.length, Ki = in.inputs, K = in.channels;
-  GatedBlockForward<S, F> fw;
   fw.zx.resize(L * K);
   fw.za.resize(L * K);
   fw.at.resize(L * K);
   fw.h.resize(L * K);
-  if (L * K <= cached_terms_limit) fw.terms.resize(L * K);
+  fw.terms.resize(L * K <= cached_terms_limit ? L * K : 0);
   std::vector<S> s(K);
   for (std::int64_t j = 0; j < K; ++j) s[j] = softplus(in.a_param[j]);
-  std::vector<F> u(L * K);
+  u.resize(L * K);
   const GateProjection<S> input_gate(in.wx, in.bx, Ki, K), a_gate(in.wa, in.ba, Ki, K);
   for (std::int64_t t = 0; t < L; ++t) {
     input_gate.forward(&in.x_gate[t * Ki], &fw.zx[t * K]);
@@ -102,11 +127,20 @@ GatedBlockForward<S, F> gated_forward(const GatedBlockInputs<S, F>& in) {
     const ChannelScan<F> channel{L, K, fw.at.data() + j, in.reset.data(), in.h0.empty() ? nullptr : &in.h0[j]};
     scan_forward(channel, u.data() + j, fw.h.data() + j);
   }
-  return fw;
 }
 
 template <class S, class F>
-GatedBlockGrads<S, F> gated_backward(const GatedBlockInputs<S, F>& in, const GatedBlockForward<S, F>& fw) {
+GatedBlockForward<S, F> gated_forward(const GatedBlockInputs<S, F>& in) {
+  GatedBlockForward<S, F> fw;
+  std::vector<F> u;
+  gated_forward(in, fw, u);
+  return fw;
+}
+
+//! The backward, with `g` [L, K_out] as its reverse scan's buffer (overwritten whole, like gated_forward's).
+template <class S, class F>
+GatedBlockGrads<S, F> gated_backward(const GatedBlockInputs<S, F>& in, const GatedBlockForward<S, F>& fw,
+                                     std::vector<F>& g) {
   const std::int64_t L = in.length, Ki = in.inputs, K = in.channels;
   GatedBlockGrads<S, F> gr;
   gr.dx_gate.resize(L * Ki);
@@ -118,7 +152,7 @@ GatedBlockGrads<S, F> gated_backward(const GatedBlockInputs<S, F>& in, const Gat
   gr.a_imag_sum.assign(K, S(0));
 
   // g: the reverse scan with decay at and cotangent dy (plus dh_last at the end).
-  std::vector<F> g(L * K);
+  g.resize(L * K);
   for (std::int64_t j = 0; j < K; ++j) {
     const ChannelScan<F> channel{L, K, fw.at.data() + j, in.reset.data(), in.h0.empty() ? nullptr : &in.h0[j]};
     gr.dh0[j] = scan_backward(channel, in.dy.data() + j, in.dh_last.empty() ? nullptr : &in.dh_last[j],
@@ -158,6 +192,12 @@ GatedBlockGrads<S, F> gated_backward(const GatedBlockInputs<S, F>& in, const Gat
   gr.dwx = input_gate.weight_gradient();
   gr.dwa = a_gate.weight_gradient();
   return gr;
+}
+
+template <class S, class F>
+GatedBlockGrads<S, F> gated_backward(const GatedBlockInputs<S, F>& in, const GatedBlockForward<S, F>& fw) {
+  std::vector<F> g;
+  return gated_backward(in, fw, g);
 }
 
 }  // namespace scancheck::ref

@@ -29,15 +29,22 @@ F read_channel(const float* row, std::int64_t c, std::int64_t complex_width) {
     return F(row[c]);
 }
 
-//! Copies channels [c0, c0 + K) of every row of a [rows, W] tensor into a [rows, K] block.
+//! Copies channels [c0, c0 + K) of every row of a [rows, W] tensor into a [rows, K] block, reusing `out`.
 template <class F>
-std::vector<F> read_channels(const Tensor<float>& t, std::int64_t row0, std::int64_t rows, std::int64_t c0,
-                             std::int64_t K, std::int64_t complex_width) {
+void read_channels(const Tensor<float>& t, std::int64_t row0, std::int64_t rows, std::int64_t c0, std::int64_t K,
+                   std::int64_t complex_width, std::vector<F>& out) {
   const std::int64_t W = t.dims().back();
-  std::vector<F> out(rows * K);
+  out.resize(rows * K);
   for (std::int64_t r = 0; r < rows; ++r)
     for (std::int64_t k = 0; k < K; ++k)
       out[r * K + k] = read_channel<F>(t.data() + (row0 + r) * W, c0 + k, complex_width);
+}
+
+template <class F>
+std::vector<F> read_channels(const Tensor<float>& t, std::int64_t row0, std::int64_t rows, std::int64_t c0,
+                             std::int64_t K, std::int64_t complex_width) {
+  std::vector<F> out;
+  read_channels(t, row0, rows, c0, K, complex_width, out);
   return out;
 }
 
@@ -82,20 +89,20 @@ std::vector<S> read_range(const Tensor<float>& t, std::int64_t c0, std::int64_t 
   return out;
 }
 
+//! Gathers block (b, h) into `in`, whose buffers of an earlier block of the same case are reused.
 template <class S, class F>
-GatedBlockInputs<S, F> gather_gated_block(const Case& c, std::int64_t b, std::int64_t h) {
+void gather_gated_block(const Case& c, std::int64_t b, std::int64_t h, GatedBlockInputs<S, F>& in) {
   const Shape& s = c.shape;
   const std::int64_t L = s.length, W = s.width;
   const std::int64_t Ki = head_inputs(c.architecture, s), K = head_channels(c.architecture, s);
   const std::int64_t Wc = is_complex_v<F> ? W / 2 : 0;
-  GatedBlockInputs<S, F> in;
   in.length = L;
   in.inputs = Ki;
   in.channels = K;
   in.sqrt_gradient = c.sqrt_gradient;
   in.bf16_storage = c.io_dtype == DType::bfloat16;
-  in.x_gate = read_channels<S>(c.at("x"), b * L, L, h * Ki, Ki, 0);
-  in.x_direct = read_channels<F>(c.at("x"), b * L, L, h * K, K, Wc);
+  read_channels(c.at("x"), b * L, L, h * Ki, Ki, 0, in.x_gate);
+  read_channels(c.at("x"), b * L, L, h * K, K, Wc, in.x_direct);
   in.reset.resize(L);
   for (std::int64_t t = 0; t < L; ++t) in.reset[t] = c.segment_pos(b, t) == 0;
   in.h0 = read_optional_state<F>(c, "h0", b, h * K, K, Wc);
@@ -105,8 +112,14 @@ GatedBlockInputs<S, F> gather_gated_block(const Case& c, std::int64_t b, std::in
   in.bx = read_head<S>(c.at("input_gate_b"), h);
   in.wa = read_head<S>(c.at("a_gate_w"), h);
   in.ba = read_head<S>(c.at("a_gate_b"), h);
-  in.dy = read_channels<F>(c.at("dy"), b * L, L, h * K, K, Wc);
+  read_channels(c.at("dy"), b * L, L, h * K, K, Wc, in.dy);
   in.dh_last = read_optional_state<F>(c, "dh_last", b, h * K, K, Wc);
+}
+
+template <class S, class F>
+GatedBlockInputs<S, F> gather_gated_block(const Case& c, std::int64_t b, std::int64_t h) {
+  GatedBlockInputs<S, F> in;
+  gather_gated_block(c, b, h, in);
   return in;
 }
 
