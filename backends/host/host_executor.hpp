@@ -46,62 +46,24 @@ class HostExecutor {
     if (total == 0) return;  // an empty grid launches nothing, as on the device (and Grid::at would divide by 0)
     // Below a few thousand programs of 32 lanes (the same number of lane-programs in wider tiles) a thread
     // costs more than it saves.
-    const std::int64_t parts =
-        std::min<std::int64_t>(threads_, std::max<std::int64_t>(1, total * lanes / (4096 * 32)));
-    if (parts <= 1) return run_range(grid, body, 0, total);
-    std::vector<std::thread> pool;
-    for (std::int64_t k = 1; k < parts; ++k)
-      pool.emplace_back([&, k] { run_range(grid, body, total * k / parts, total * (k + 1) / parts); });
-    run_range(grid, body, 0, total / parts);
-    for (std::thread& t : pool) t.join();
+    const std::int64_t parts = std::max<std::int64_t>(1, total * lanes / (4096 * 32));
+    in_parts(total, parts, [&](std::int64_t begin, std::int64_t end) { run_range(grid, body, begin, end); });
   }
 
-  //! StridedBatchedGemm through Eigen.
+  //! StridedBatchedGemm through Eigen, on up to `threads` threads. Heads are independent products, and
+  //! the rows of a product with A untransposed are computed one by one, so cutting either across threads
+  //! leaves every bit as it is.
   void gemm(const std::string& /*name*/, const StridedBatchedGemm& g) {
-    using Matrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-    using ConstView = Eigen::Map<const Matrix, 0, Eigen::OuterStride<>>;
-    using View = Eigen::Map<Matrix, 0, Eigen::OuterStride<>>;
-    const auto operand = [](const MatrixView& x, std::int64_t h, std::int64_t rows, std::int64_t cols) {
-      // op(X) is rows x cols; X itself is stored the other way round when transposed.
-      return x.transposed ? ConstView(x.data + h * x.stride, cols, rows, Eigen::OuterStride<>(x.ld))
-                          : ConstView(x.data + h * x.stride, rows, cols, Eigen::OuterStride<>(x.ld));
-    };
-    for (std::int64_t h = 0; h < g.batch; ++h) {
-      const ConstView a = operand(g.a, h, g.m, g.k), b = operand(g.b, h, g.k, g.n);
-      View c(g.c + h * g.stride_c, g.m, g.n, Eigen::OuterStride<>(g.ldc));
-      if (!g.a.transposed) {
-        // Rows of A are rows of the case (batch entries times time steps): compute each C row on its own,
-        // from aligned copies, so its bits do not depend on where the row sits in a blocked product (a
-        // batch permutation must permute the outputs bitwise). The weight gradients (A transposed) sum
-        // over rows anyway, so they keep the blocked product.
-        using Row = Eigen::Matrix<float, 1, Eigen::Dynamic>;
-        Row in(g.k), out(g.n);
-        for (std::int64_t i = 0; i < g.m; ++i) {
-          in = a.row(i);
-          if (g.b.transposed)
-            out.noalias() = in * b.transpose();
-          else
-            out.noalias() = in * b;
-          if (g.beta == 0.0f)
-            c.row(i) = out;
-          else
-            c.row(i) = g.beta * c.row(i) + out;
-        }
-        continue;
-      }
-      if (g.beta == 0.0f)
-        c.setZero();
-      else
-        c *= g.beta;
-      if (g.a.transposed && g.b.transposed)
-        c.noalias() += a.transpose() * b.transpose();
-      else if (g.a.transposed)
-        c.noalias() += a.transpose() * b;
-      else if (g.b.transposed)
-        c.noalias() += a * b.transpose();
-      else
-        c.noalias() += a * b;
-    }
+    // A thread pays for itself from about 2^23 multiply-adds (a few milliseconds).
+    const std::int64_t parts = g.m * g.n * g.k * g.batch >> 23;
+    if (g.a.transposed)
+      return in_parts(g.batch, parts, [&](std::int64_t begin, std::int64_t end) {
+        for (std::int64_t h = begin; h < end; ++h) blocked_product(g, h);
+      });
+    in_parts(g.batch * g.m, parts, [&](std::int64_t begin, std::int64_t end) {
+      RowVector in(g.k), out(g.n);
+      for (std::int64_t q = begin; q < end; ++q) row_product(g, q / g.m, q % g.m, in, out);
+    });
   }
 
   //! n elements, zeroed.
@@ -147,6 +109,69 @@ class HostExecutor {
   void synchronize() {}
 
  private:
+  using Matrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  using RowVector = Eigen::Matrix<float, 1, Eigen::Dynamic>;
+  using ConstView = Eigen::Map<const Matrix, 0, Eigen::OuterStride<>>;
+  using View = Eigen::Map<Matrix, 0, Eigen::OuterStride<>>;
+
+  //! op(X[h]), rows x cols; X itself is stored the other way round when transposed.
+  static ConstView operand(const MatrixView& x, std::int64_t h, std::int64_t rows, std::int64_t cols) {
+    return x.transposed ? ConstView(x.data + h * x.stride, cols, rows, Eigen::OuterStride<>(x.ld))
+                        : ConstView(x.data + h * x.stride, rows, cols, Eigen::OuterStride<>(x.ld));
+  }
+
+  static View product(const StridedBatchedGemm& g, std::int64_t h) {
+    return View(g.c + h * g.stride_c, g.m, g.n, Eigen::OuterStride<>(g.ldc));
+  }
+
+  //! Row i of C[h] on its own, from aligned copies (`in`, `out`: k and n elements), so that its bits do not
+  //! depend on where the row sits in a blocked product: rows of A are rows of the case (batch entries times
+  //! time steps), and a batch permutation must permute the outputs bitwise.
+  static void row_product(const StridedBatchedGemm& g, std::int64_t h, std::int64_t i, RowVector& in,
+                          RowVector& out) {
+    const ConstView a = operand(g.a, h, g.m, g.k), b = operand(g.b, h, g.k, g.n);
+    in = a.row(i);
+    if (g.b.transposed)
+      out.noalias() = in * b.transpose();
+    else
+      out.noalias() = in * b;
+    View c = product(g, h);
+    if (g.beta == 0.0f)
+      c.row(i) = out;
+    else
+      c.row(i) = g.beta * c.row(i) + out;
+  }
+
+  //! C[h] as one blocked product: the weight gradients (A transposed) sum over the case's rows anyway.
+  static void blocked_product(const StridedBatchedGemm& g, std::int64_t h) {
+    const ConstView a = operand(g.a, h, g.m, g.k), b = operand(g.b, h, g.k, g.n);
+    View c = product(g, h);
+    if (g.beta == 0.0f)
+      c.setZero();
+    else
+      c *= g.beta;
+    if (g.a.transposed && g.b.transposed)
+      c.noalias() += a.transpose() * b.transpose();
+    else if (g.a.transposed)
+      c.noalias() += a.transpose() * b;
+    else if (g.b.transposed)
+      c.noalias() += a * b.transpose();
+    else
+      c.noalias() += a * b;
+  }
+
+  //! Calls range(begin, end) on contiguous ranges covering [0, n): at most `parts` of them (and `threads`),
+  //! one per thread.
+  template <class Range>
+  void in_parts(std::int64_t n, std::int64_t parts, const Range& range) const {
+    parts = std::min<std::int64_t>({parts, threads_, n});
+    if (parts <= 1) return range(0, n);
+    std::vector<std::thread> pool;
+    for (std::int64_t k = 1; k < parts; ++k) pool.emplace_back([&, k] { range(n * k / parts, n * (k + 1) / parts); });
+    range(0, n / parts);
+    for (std::thread& t : pool) t.join();
+  }
+
   //! Programs [begin, end) in grid order.
   template <class Body>
   static void run_range(kernels::Grid grid, const Body& body, std::int64_t begin, std::int64_t end) {
