@@ -10,6 +10,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/interrupt.hpp"
+#include "cli/memory.hpp"
 #include "backends/backend.hpp"
 #include "core/build_info.hpp"
 #include "core/error.hpp"
@@ -28,6 +29,7 @@ void print_error(const char* kind, std::string_view message) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  scancheck::cli::tune_process_memory(argv);
   // A file-size limit (ulimit -f) must be a write error (EFBIG: one line, exit 2, nothing partial left),
   // not a death by SIGXFSZ that leaves temporary files behind.
   std::signal(SIGXFSZ, SIG_IGN);
