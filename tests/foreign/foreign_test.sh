@@ -129,30 +129,6 @@ assert any("forward pass only" in line for line in r["scope"]), "the scope does 
 PY
   pass || { fail "reports respect constraints and passes"; cat "$work/report2.txt"; }
 
-# Workers get the user's environment: the executable re-executes itself with huge pages for malloc
-# (cli/memory.hpp), then gives GLIBC_TUNABLES back as the user set it, or unset, before it starts them.
-# (The dynamic loader reads the tunables in place, cutting the variable at each ':' it parses, so in
-# scancheck's start-up environment the appended tunable is an entry of its own.)
-cat >"$work/env_worker.sh" <<'SH'
-#!/bin/sh
-# env_worker.sh DUMP WORKER...: writes its own environment and its parent's (scancheck's as it started), then becomes WORKER.
-env >"$1.worker"
-tr '\0' '\n' </proc/$PPID/environ >"$1.scancheck"
-shift
-exec "$@"
-SH
-env -u GLIBC_TUNABLES "$bin" list --worker "sh $work/env_worker.sh $work/unset $numpy" >/dev/null &&
-  GLIBC_TUNABLES=glibc.malloc.perturb=0 "$bin" list --worker "sh $work/env_worker.sh $work/set $numpy" >/dev/null &&
-  grep -qx 'GLIBC_TUNABLES=glibc.malloc.hugetlb=1' "$work/unset.scancheck" &&
-  grep -qx 'SCANCHECK_USER_GLIBC_TUNABLES=unset' "$work/unset.scancheck" &&
-  grep -qx 'GLIBC_TUNABLES=glibc.malloc.perturb=0' "$work/set.scancheck" &&
-  grep -qx 'glibc.malloc.hugetlb=1' "$work/set.scancheck" &&
-  grep -qx 'SCANCHECK_USER_GLIBC_TUNABLES==glibc.malloc.perturb=0' "$work/set.scancheck" &&
-  ! grep -q '^GLIBC_TUNABLES=\|^SCANCHECK_USER_GLIBC_TUNABLES=' "$work/unset.worker" &&
-  grep -qx 'GLIBC_TUNABLES=glibc.malloc.perturb=0' "$work/set.worker" &&
-  ! grep -q '^SCANCHECK_USER_GLIBC_TUNABLES=' "$work/set.worker" &&
-  pass || { fail "huge pages for scancheck's malloc, the user's GLIBC_TUNABLES for its workers"; cat "$work"/*.worker; }
-
 # Hello that breaks the protocol: bad input.
 expect_bad_input "a worker that exits at hello" "" list --worker "$mis exit_at_hello"
 expect_bad_input "another protocol version" "" list --worker "$mis protocol_2"
