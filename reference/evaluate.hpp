@@ -307,12 +307,7 @@ class Evaluator {
     auto total = grads[h]->parameters_only();
     for (std::int64_t b = 1; b < s.batch; ++b) {
       const auto& g = *grads[b * H + h];
-      add_into(total.dwx, g.dwx);
-      add_into(total.dwa, g.dwa);
-      add_into(total.dbx, g.dbx);
-      add_into(total.dba, g.dba);
-      add_into(total.a_param_sum, g.a_param_sum);
-      add_into(total.a_imag_sum, g.a_imag_sum);
+      for (auto field : GatedBlockGrads<S, F>::parameters()) add_into(total.*field, g.*field);
     }
     const std::int64_t weights = static_cast<std::int64_t>(total.dwx.size());
     std::int64_t uncertified = 0;

@@ -13,6 +13,7 @@
 //! term first; parameter-gradient sums run over t = L-1..0 within the block (gate_projection.hpp).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -66,16 +67,17 @@ struct GatedBlockGrads {
   std::vector<S> a_param_sum; // [K_out]: sum_t (-8 ga dlog_a), before the factor sigma(a_param)
   std::vector<S> a_imag_sum;  // [K_out]: sum_t ga dphi (complex only)
 
-  //! The parameter gradients alone (what sums over batch entries), without the [L, ..] arrays: copying
-  //! those too cost the production shapes a GB of fresh pages per head.
+  //! The parameter gradients: what sums over batch entries.
+  static constexpr auto parameters() {
+    return std::array{&GatedBlockGrads::dwx, &GatedBlockGrads::dwa, &GatedBlockGrads::dbx,
+                      &GatedBlockGrads::dba, &GatedBlockGrads::a_param_sum, &GatedBlockGrads::a_imag_sum};
+  }
+
+  //! The parameter gradients alone, without the [L, ..] arrays: copying those too cost the production
+  //! shapes a GB of fresh pages per head.
   GatedBlockGrads parameters_only() const {
     GatedBlockGrads p;
-    p.dwx = dwx;
-    p.dwa = dwa;
-    p.dbx = dbx;
-    p.dba = dba;
-    p.a_param_sum = a_param_sum;
-    p.a_imag_sum = a_imag_sum;
+    for (auto field : parameters()) p.*field = this->*field;
     return p;
   }
 };
