@@ -27,12 +27,14 @@ sigset_t interrupt_signals() {
   return set;
 }
 
+const char* signal_name(int signal) { return signal == SIGINT ? "SIGINT" : "SIGTERM"; }
+
 [[noreturn]] void end_now(int signal) {
   foreign::end_workers_for_exit();
   discard_temporaries_for_exit();
   // On a terminal the progress line may be live: end it first.
   std::fprintf(stderr, "%sscancheck: interrupted by %s: stopped without writing a partial output\n",
-               ::isatty(STDERR_FILENO) ? "\n" : "", signal == SIGINT ? "SIGINT" : "SIGTERM");
+               ::isatty(STDERR_FILENO) ? "\n" : "", signal_name(signal));
   std::fflush(stderr);
   std::_Exit(130);
 }
@@ -41,7 +43,14 @@ void watch(sigset_t set) {
   for (;;) {
     int signal = 0;
     if (sigwait(&set, &signal) != 0) continue;
-    if (cooperative.load() && !stop_requested.exchange(true)) continue;  // the work loop stops itself
+    if (cooperative.load() && !stop_requested.exchange(true)) {  // the work loop stops itself
+      // Said at once, so a user (or a test waiting on it) knows the signal was taken.
+      std::fprintf(stderr, "%sscancheck: %s: stopping after the work in progress, then writing what finished "
+                   "(a second signal stops at once)\n",
+                   ::isatty(STDERR_FILENO) ? "\n" : "", signal_name(signal));
+      std::fflush(stderr);
+      continue;
+    }
     end_now(signal);
   }
 }

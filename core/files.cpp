@@ -35,6 +35,13 @@ int write_all(int fd, std::string_view bytes) {
   return 0;
 }
 
+//! An error message about a temporary, naming instead the path the user gave.
+std::string renamed_in_message(std::string message, const fs::path& temporary, const fs::path& shown) {
+  for (std::size_t at; (at = message.find(temporary.string())) != std::string::npos;)
+    message.replace(at, temporary.string().size(), shown.string());
+  return message;
+}
+
 //! The temporaries in flight, and the lock that makes "rename into place" and "discard at exit" exclusive.
 struct InFlight {
   std::mutex mutex;
@@ -84,6 +91,33 @@ void require_output_apart(const fs::path& input, const fs::path& output, std::st
   if (out_end == out.end())
     throw InputError(fmt::format("{} '{}' holds the input '{}': writing it would replace what it is computed from",
                                  flag, output.string(), input.string()));
+}
+
+bool create_file_exclusively(const fs::path& file, const std::function<void(const fs::path& building)>& fill) {
+  if (fs::exists(fs::symlink_status(file))) return false;
+  Temporary temporary(temporary_sibling(file));
+  const fs::path building = temporary.path() / file.filename();
+  int error = 0;
+  try {
+    fs::create_directory(temporary.path());
+    fill(building);
+    if (::link(building.c_str(), file.c_str()) != 0) error = errno;
+  } catch (const fs::filesystem_error& e) {
+    error = e.code().value();
+  } catch (const InputError& e) {  // from `fill`: name the file where the user will look for it
+    std::error_code ignored;
+    fs::remove_all(temporary.path(), ignored);
+    throw InputError(renamed_in_message(e.what(), building, file));
+  } catch (...) {
+    std::error_code ignored;
+    fs::remove_all(temporary.path(), ignored);
+    throw;
+  }
+  std::error_code ignored;
+  fs::remove_all(temporary.path(), ignored);
+  if (error == EEXIST) return false;
+  if (error != 0) cannot_write(file, error);
+  return true;
 }
 
 void discard_temporaries_for_exit() {
@@ -179,10 +213,7 @@ void write_directory_atomically(const fs::path& dir, const std::function<void(co
   } catch (const InputError& e) {  // a file inside: name it where the user will look for it
     std::error_code ignored;
     fs::remove_all(tmp, ignored);
-    std::string message = e.what();
-    for (std::size_t at; (at = message.find(tmp.string())) != std::string::npos;)
-      message.replace(at, tmp.string().size(), target.string());
-    throw InputError(message);
+    throw InputError(renamed_in_message(e.what(), tmp, target));
   } catch (...) {
     std::error_code ignored;
     fs::remove_all(tmp, ignored);

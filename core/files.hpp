@@ -29,6 +29,14 @@ inline void write_file_atomically(const std::filesystem::path& file, std::string
 void write_directory_atomically(const std::filesystem::path& dir,
                                 const std::function<void(const std::filesystem::path& tmp)>& fill);
 
+//! Creates `file` whole or not at all, when it does not exist: `fill` builds it at the path it is given (in
+//! a fresh temporary sibling directory, so companions such as SQLite's -wal file stay in there), and that
+//! file is then hard-linked to `file`, which fails if `file` exists by then. Of processes racing to create
+//! one file, exactly one's becomes it and the others see it complete; none ever sees it half-built.
+//! Returns false (and discards what `fill` built) when `file` existed. Throws InputError naming `file`.
+bool create_file_exclusively(const std::filesystem::path& file,
+                             const std::function<void(const std::filesystem::path& building)>& fill);
+
 //! Throws InputError when `output` is `input` (or one of its parent directories): writing the output
 //! would replace the input it is computed from. `flag` names the option, e.g. "--out".
 void require_output_apart(const std::filesystem::path& input, const std::filesystem::path& output,

@@ -9,8 +9,11 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <chrono>
 #include <fstream>
+#include <optional>
 #include <regex>
+#include <thread>
 #include <utility>
 
 #include <fmt/format.h>
@@ -18,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "core/files.hpp"
 #include "core/generate.hpp"
 #include "properties/differential.hpp"
 
@@ -215,6 +219,14 @@ class Statement {
     if (rc != SQLITE_DONE) c_.fail("query failed");
     return false;
   }
+  //! step(), but SQLITE_BUSY gives nullopt instead of failing (for the one statement that does not wait).
+  std::optional<bool> step_unless_busy() {
+    const int rc = sqlite3_step(stmt_);
+    if ((rc & 0xff) == SQLITE_BUSY) return std::nullopt;
+    if (rc == SQLITE_ROW) return true;
+    if (rc != SQLITE_DONE) c_.fail("query failed");
+    return false;
+  }
   void run() {
     while (step()) {
     }
@@ -271,31 +283,45 @@ class WriteTransaction {
   bool done_ = false;
 };
 
+//! What a file says it is. Read in one statement, which is one read transaction: a process giving the file
+//! its schema meanwhile is seen either not at all or whole (three separate reads could see the marks from
+//! before its commit and the tables from after, and refuse a good history).
+struct FileMarks {
+  std::int64_t application_id = 0;
+  std::int64_t user_version = 0;
+  std::int64_t tables = 0;
+};
+
+FileMarks marks_of(Connection& c) {
+  Statement s(c,
+              "SELECT a.application_id, v.user_version, (SELECT count(*) FROM sqlite_schema) "
+              "FROM pragma_application_id AS a, pragma_user_version AS v");
+  FileMarks m;
+  if (s.step()) m = {s.integer(0), s.integer(1), s.integer(2)};
+  return m;
+}
+
 //! Refuses a database that is not a scancheck history or is newer than this scancheck, before anything is
-//! written to it. `version` is its user_version.
-void check_ours(Connection& c, std::int64_t version) {
-  const std::int64_t application = pragma_integer(c, "PRAGMA application_id");
-  const bool foreign_id = application != 0 && application != scancheck_application_id;
-  const bool unmarked_tables =
-      version == 0 && application == 0 && pragma_integer(c, "SELECT count(*) FROM sqlite_schema") > 0;
-  if (foreign_id || unmarked_tables || (version > 0 && application != scancheck_application_id))
+//! written to it.
+void check_ours(const Connection& c, const FileMarks& m) {
+  const bool foreign_id = m.application_id != 0 && m.application_id != scancheck_application_id;
+  const bool unmarked_tables = m.user_version == 0 && m.application_id == 0 && m.tables > 0;
+  if (foreign_id || unmarked_tables || (m.user_version > 0 && m.application_id != scancheck_application_id))
     throw InputError(fmt::format("'{}' is an SQLite database but not a scancheck history (application_id {:#x}, "
                                  "user_version {})",
-                                 c.path.string(), application, version));
-  if (version > history_schema_version)
+                                 c.path.string(), m.application_id, m.user_version));
+  if (m.user_version > history_schema_version)
     throw InputError(fmt::format("history database {} has schema version {}; this scancheck reads up to {}",
-                                 c.path.string(), version, history_schema_version));
+                                 c.path.string(), m.user_version, history_schema_version));
 }
 
 //! Upgrades the schema step by step to history_schema_version, in one transaction (all steps or none).
 void migrate(Connection& c) {
-  std::int64_t version = pragma_integer(c, "PRAGMA user_version");
-  check_ours(c, version);
-  if (version == history_schema_version) return;
+  if (marks_of(c).user_version == history_schema_version) return;
   WriteTransaction transaction(c);
-  version = pragma_integer(c, "PRAGMA user_version");  // another process may have migrated meanwhile
-  check_ours(c, version);
-  for (auto v = static_cast<std::size_t>(version); v < migrations.size(); ++v)
+  const FileMarks marks = marks_of(c);  // another process may have migrated meanwhile
+  check_ours(c, marks);
+  for (auto v = static_cast<std::size_t>(marks.user_version); v < migrations.size(); ++v)
     c.exec(migrations[v].data(), fmt::format("cannot upgrade the schema from version {}", v));
   c.exec(fmt::format("PRAGMA application_id = {}; PRAGMA user_version = {}", scancheck_application_id,
                      history_schema_version)
@@ -305,13 +331,26 @@ void migrate(Connection& c) {
 }
 
 //! WAL: readers never block the writer, so shards add while a page is drawn. The mode is kept in the
-//! file; setting it again is a no-op.
+//! file; setting it again is a no-op. Switching needs the file to itself, and SQLite then takes the
+//! exclusive lock without calling the busy handler: SQLITE_BUSY comes back at once while another process
+//! reads. So the switch is retried here, with growing pauses, until the busy timeout has passed.
 void use_wal(Connection& c) {
+  using clock = std::chrono::steady_clock;
+  const auto deadline = clock::now() + std::chrono::milliseconds(busy_timeout_ms);
   Statement s(c, "PRAGMA journal_mode = WAL");
-  const std::string mode = s.step() ? s.text(0) : "";
-  if (mode != "wal")
-    throw InputError(fmt::format("history database '{}': cannot use the WAL journal (the file system keeps '{}')",
-                                 c.path.string(), mode));
+  for (auto pause = std::chrono::milliseconds(1);; pause = std::min(2 * pause, std::chrono::milliseconds(100))) {
+    const std::optional<bool> row = s.step_unless_busy();
+    if (row) {
+      const std::string mode = *row ? s.text(0) : "";
+      if (mode != "wal")
+        throw InputError(fmt::format("history database '{}': cannot use the WAL journal (the file system keeps '{}')",
+                                     c.path.string(), mode));
+      return;
+    }
+    if (clock::now() >= deadline) c.fail("cannot switch to the WAL journal");
+    s.reset();
+    std::this_thread::sleep_for(pause);
+  }
 }
 
 constexpr const char* entry_columns =
@@ -417,12 +456,21 @@ History::History(const fs::path& path, Open mode) {
   if (mode == Open::existing && !fs::exists(path))
     throw InputError(fmt::format("history database '{}' does not exist (`scancheck history add` creates it)",
                                  path.string()));
-  if (fs::exists(path) && !fs::is_regular_file(path))
+  // A new history is built whole under a temporary name, in WAL mode and with its schema, then linked into
+  // place: processes racing to create it never see it half made (core/files.hpp).
+  if (mode == Open::create_or_upgrade)
+    create_file_exclusively(path, [](const fs::path& building) {
+      Connection c(building, true);
+      use_wal(c);
+      migrate(c);
+    });
+  if (!fs::is_regular_file(path))
     throw InputError(fmt::format("history database '{}' is not a file", path.string()));
   require_sqlite_header(path);
-  db_ = std::make_unique<Connection>(path, mode == Open::create_or_upgrade);
-  // Read the header before changing anything: a foreign file is refused untouched.
-  check_ours(*db_, pragma_integer(*db_, "PRAGMA user_version"));
+  db_ = std::make_unique<Connection>(path, false);
+  // Read the marks before changing anything: a foreign file is refused untouched. An existing file of an
+  // older schema (or an empty one) is upgraded in place, under the write lock.
+  check_ours(*db_, marks_of(*db_));
   use_wal(*db_);
   db_->exec("PRAGMA foreign_keys = ON", "cannot enable foreign keys");
   migrate(*db_);

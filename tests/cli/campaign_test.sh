@@ -12,7 +12,7 @@ source_dir=$2
 reports_dir=${3:-}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-failures=0
+source "$source_dir/tests/check_support.sh"
 ok() { echo "ok: $1"; }
 fail() { echo "FAIL: $1"; failures=$((failures + 1)); }
 expect() {  # expect WHAT CONDITION...
@@ -39,11 +39,14 @@ EOF
 chmod +x "$work/bin/sbatch"
 
 worker="/usr/bin/python3 $source_dir/examples/numpy_worker.py --misbehave"
-backends='{rglru/sequential@fp32,numpy:rglru/textbook@fp32,numpy:rglru/dh_last_ignored@fp32}'
+# The held backend (check_support.sh) lets shard 1 be signalled while its case certainly runs.
+gate=$work/gate
+mkdir -p "$gate"
+backends='{rglru/sequential@fp32,numpy:rglru/textbook@fp32,numpy:rglru/dh_last_ignored@fp32,mis-held:*}'
 camp="$work/nightly"
 "$bin" campaign --shards 3 --gpus-per-shard 1 --time-limit 00:10:00 --partition debug --sbatch-option=--qos=short \
-  --sbatch "$work/bin/sbatch" --out "$camp" -- --preset quick --lengths 2,20000,3 --backends "$backends" \
-  --worker "$worker" --label nightly >"$work/campaign.txt" 2>&1
+  --sbatch "$work/bin/sbatch" --out "$camp" -- --preset quick --lengths 2,300,3 --backends "$backends" \
+  --worker "$worker" --worker "$(held_worker rglru "$gate")" --timeout 300 --label nightly >"$work/campaign.txt" 2>&1
 rc=$?
 cat "$work/campaign.txt"
 expect "campaign submits (exit $rc)" test $rc -eq 0
@@ -64,13 +67,16 @@ task 0 >"$work/task0.txt" 2>&1
 rc=$?
 expect "shard 0 runs and fails on the buggy backend (exit $rc)" test $rc -eq 1
 expect "shard 0 says which shard it is" grep -q 'report: shard 0 of 3 (from SLURM_ARRAY_TASK_ID)' "$work/task0.txt"
-# Its one case (L = 20000) takes longer than the 2 s before SIGTERM; the job script execs scancheck, so
-# $! is scancheck itself, as it is for Slurm.
+# Its one case is held (check_support.sh) when SIGTERM comes; the job script execs scancheck, so $! is
+# scancheck itself, as it is for Slurm.
+hold_runs "$gate"
 env SLURM_ARRAY_JOB_ID=101 SLURM_ARRAY_TASK_ID=1 SLURM_ARRAY_TASK_MIN=0 SLURM_ARRAY_TASK_MAX=2 SLURM_ARRAY_TASK_STEP=1 \
   SLURM_ARRAY_TASK_COUNT=3 bash "$camp/shard.sbatch" >"$work/task1.txt" 2>&1 &
 pid=$!
-sleep 2
+wait_for_held_run "$gate" 1
 kill -TERM $pid
+wait_for_stop_taken "$work/task1.txt"
+release_runs "$gate"
 wait $pid
 rc=$?
 expect "shard 1 stops at SIGTERM with exit 130 (got $rc)" test $rc -eq 130

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""Workers that break the protocol or the math in one chosen way, for tests/foreign/foreign_test.sh.
+"""Workers that break the protocol or the math in one chosen way, for tests/foreign/foreign_test.sh, and
+one that holds its runs, for the tests that signal a run in progress (tests/check_support.sh).
 
     misbehaving_worker.py MODE
+    misbehaving_worker.py held ARCHITECTURE GATE
 
 Every mode declares one scan backend, provider "mis-MODE", variant MODE, float32, and computes it with the
 numpy example (examples/numpy_worker.py) unless the mode says otherwise:
@@ -19,6 +21,9 @@ numpy example (examples/numpy_worker.py) unless the mode says otherwise:
     protocol_2       answers hello with protocol 2                             -> bad input, exit 2
     bad_provider     declares provider "Bad Name"                              -> bad input, exit 2
     stderr_chatter   writes 100 lines to stderr per run, then segfaults        -> fault, the log's tail kept
+    held             declares ARCHITECTURE (scan or rglru); each run creates GATE/running.TAG (TAG: the
+                     Slurm array task, else "0"), waits while GATE/hold exists, then computes it
+                     with the numpy example                                   -> pass, when the test lets it
 """
 import json
 import os
@@ -38,7 +43,8 @@ CONSTRAINTS = {"width_multiple": 4, "max_length": 40, "max_batch": 2, "heads": [
 def hello():
     if MODE == "exit_at_hello":
         sys.exit(3)
-    backend = {"variant": MODE, "architecture": "scan", "io_dtype": "float32"}
+    architecture = sys.argv[2] if MODE == "held" else "scan"
+    backend = {"variant": MODE, "architecture": architecture, "io_dtype": "float32"}
     if MODE == "constraints":
         backend["constraints"] = CONSTRAINTS
     if MODE == "forward_only":
@@ -69,6 +75,8 @@ def run(request):
     if MODE == "refuse":
         return {"ok": False, "error": "this kernel refuses every case"}
     meta, t = numpy_worker.load_case(request["case"])
+    if MODE == "held":
+        return held_run(request, meta, t)
     if MODE == "constraints":
         why = outside_constraints(meta, t)
         if why:
@@ -83,6 +91,22 @@ def run(request):
     for name, value in outputs.items():
         if MODE == "nondeterministic" and name in ("h", "h_last"):
             value = value.copy()  # the same numbers: nondeterminism is declared, the outputs stay right
+        np.save(os.path.join(request["out"], name + ".npy"), np.ascontiguousarray(value, dtype=np.float32))
+    return {"ok": True}
+
+
+def held_run(request, meta, t):
+    """Announces the run, waits until the test removes the hold, then runs it like the numpy example."""
+    gate = sys.argv[3]
+    tag = os.environ.get("SLURM_ARRAY_TASK_ID", "0")
+    open(os.path.join(gate, "running." + tag), "w").close()
+    while os.path.exists(os.path.join(gate, "hold")):
+        time.sleep(0.02)
+    if meta["architecture"] == "scan":
+        outputs = numpy_worker.run_scan(meta, t, backward=True)
+    else:
+        outputs = numpy_worker.run_rglru(meta, t, backward=True)
+    for name, value in outputs.items():
         np.save(os.path.join(request["out"], name + ".npy"), np.ascontiguousarray(value, dtype=np.float32))
     return {"ok": True}
 

@@ -3,7 +3,6 @@
 // names no external resource, report text is escaped, a failing backend shows with its repro line, an
 // empty report says nothing was checked, and no infinite or NaN number reaches an SVG coordinate. The
 // page of WritesThePageForTheRenderTest is what html_render_test (render_html.sh) screenshots in Chromium.
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -344,11 +343,8 @@ TEST(HtmlReport, StaysCompactWithARegistrysWorthOfBackends) {
       }
     }
   summarise(r);
-  const auto start = std::chrono::steady_clock::now();
   const std::string html = render_html(r);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_LT(html.size(), 8u << 20) << "bytes";
-  EXPECT_LT(seconds, 5.0);
   expect_finite_coordinates(html.substr(0, 400000));
   const fs::path dir = fs::path(SCANCHECK_TEST_REPORTS) / "html_test";
   fs::create_directories(dir);
