@@ -105,6 +105,11 @@ BackendRegistry& registry();
 //! Registers the built-in backends (every schedule and flag combination of harness.md) into `r`.
 void register_builtin_backends(BackendRegistry& r);
 
+//! The backend of any variant of the built-in grammar, registered or not (the registry holds a matrix of
+//! them; tests also run schedules outside it, e.g. a tree over a whole sequence). `provider` qualifies its
+//! name when not empty.
+BackendInfo builtin_variant_backend(Architecture, const Variant&, DType io_dtype, std::string provider = {});
+
 //! Throws InputError naming the unknown backend.
 const BackendInfo& find_backend(std::string_view name);
 

@@ -20,12 +20,16 @@ namespace {
 
 using Kind = Schedule::Kind;
 
-//! sequential, chunk{16,32,64}, grouped_prefix{32,64}_hierarchical_chunk{16,32}.
+//! sequential, chunk{16,32,64}, grouped_prefix{32,64}_hierarchical_chunk{16,32}, and the orders of most
+//! production kernels: local_chunk64 (chunk-local scans plus the carry, as Mamba's and FLA's chunked kernels)
+//! and tree_chunk32 (a Kogge-Stone tree per chunk, as tl.associative_scan or a CUB block scan).
 std::vector<Schedule> builtin_schedules() {
   std::vector<Schedule> s{{Kind::sequential, 0, 0}};
   for (std::int64_t c : {16, 32, 64}) s.push_back({Kind::chunked, c, 0});
   for (std::int64_t g : {32, 64})
     for (std::int64_t c : {16, 32}) s.push_back({Kind::hierarchical, c, g});
+  s.push_back({Kind::local, 64, 0});
+  s.push_back({Kind::tree, 32, 0});
   return s;
 }
 
@@ -121,20 +125,23 @@ void attach_callables(BackendInfo& b, const ArchitectureDescriptor& arch, const 
 
 }  // namespace
 
+BackendInfo builtin_variant_backend(Architecture architecture, const Variant& v, DType io_dtype, std::string provider) {
+  BackendInfo b;
+  b.provider = std::move(provider);
+  b.architecture = architecture;
+  b.variant = to_string(v);
+  b.io_dtype = io_dtype;
+  b.builtin = v;
+  attach_callables(b, describe(architecture), v);
+  return b;
+}
+
 void register_builtin_backends(BackendRegistry& r) {
   for (const ArchitectureDescriptor& arch : architecture_descriptors)
     for (const Schedule& schedule : builtin_schedules())
       for (const VariantFlags& flags : builtin_flag_sets(arch, schedule))
-        for (DType dtype : {DType::float32, DType::bfloat16}) {
-          const Variant v{schedule, flags};
-          BackendInfo b;
-          b.architecture = arch.id;
-          b.variant = to_string(v);
-          b.io_dtype = dtype;
-          b.builtin = v;
-          attach_callables(b, arch, v);
-          r.add(std::move(b));
-        }
+        for (DType dtype : {DType::float32, DType::bfloat16})
+          r.add(builtin_variant_backend(arch.id, {schedule, flags}, dtype));
 }
 
 }  // namespace scancheck

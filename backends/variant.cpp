@@ -29,12 +29,34 @@ std::optional<std::int64_t> parse_size(std::string_view text) {
   return value;
 }
 
+//! The schedules with one chunk size C, "<token>chunk{C}": chunk{C}, local_chunk{C}, tree_chunk{C}, ...
+struct ChunkSchedule {
+  std::string_view token;
+  Schedule schedule;  // chunk left 0
+};
+constexpr std::array<ChunkSchedule, 5> chunk_schedules{{
+    {"", {Schedule::Kind::chunked}},
+    {"local_", {Schedule::Kind::local}},
+    {"tree_", {Schedule::Kind::tree}},
+    {"blelloch_", {Schedule::Kind::tree, 0, 0, Schedule::Tree::blelloch}},
+    {"tree_prefix_tree_", {Schedule::Kind::tree, 0, 0, Schedule::Tree::kogge_stone, true}},
+}};
+
+bool same_kind(const Schedule& a, const Schedule& b) {
+  return a.kind == b.kind && a.tree == b.tree && a.tree_prefix == b.tree_prefix;
+}
+
 std::optional<Schedule> parse_schedule(std::string_view text) {
   using Kind = Schedule::Kind;
   if (text == "sequential") return Schedule{Kind::sequential, 0, 0};
-  if (text.starts_with("chunk")) {
-    if (const auto c = parse_size(text.substr(5))) return Schedule{Kind::chunked, *c, 0};
-    return std::nullopt;
+  for (const ChunkSchedule& k : chunk_schedules) {
+    const std::string prefix = fmt::format("{}chunk", k.token);
+    if (!text.starts_with(prefix)) continue;
+    if (const auto c = parse_size(text.substr(prefix.size()))) {
+      Schedule s = k.schedule;
+      s.chunk = *c;
+      return s;
+    }
   }
   constexpr std::string_view group = "grouped_prefix", chunk = "_hierarchical_chunk";
   if (!text.starts_with(group)) return std::nullopt;
@@ -65,11 +87,11 @@ std::vector<std::string> flag_names(const VariantFlags& flags) {
 }
 
 std::string to_string(const Schedule& s) {
-  switch (s.kind) {
-    case Schedule::Kind::sequential: return "sequential";
-    case Schedule::Kind::chunked: return fmt::format("chunk{}", s.chunk);
-    case Schedule::Kind::hierarchical: return fmt::format("grouped_prefix{}_hierarchical_chunk{}", s.group, s.chunk);
-  }
+  if (s.kind == Schedule::Kind::sequential) return "sequential";
+  if (s.kind == Schedule::Kind::hierarchical)
+    return fmt::format("grouped_prefix{}_hierarchical_chunk{}", s.group, s.chunk);
+  for (const ChunkSchedule& k : chunk_schedules)
+    if (same_kind(k.schedule, s)) return fmt::format("{}chunk{}", k.token, s.chunk);
   return "invalid";
 }
 

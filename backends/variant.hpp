@@ -8,7 +8,8 @@
 //!   provider  = [a-z0-9_-]+        foreign backends only (a worker's or plugin's declared name)
 //!   dtype     = fp32 | bf16        the io dtype (compute and states are float32)
 //!   variant   = a built-in's [flag "_"]* schedule, or a foreign backend's own token [A-Za-z0-9_.+-]+
-//!   schedule  = sequential | chunk{C} | grouped_prefix{G}_hierarchical_chunk{C}
+//!   schedule  = sequential | chunk{C} | grouped_prefix{G}_hierarchical_chunk{C} | local_chunk{C}
+//!             | tree_chunk{C} | blelloch_chunk{C} | tree_prefix_tree_chunk{C}   (schedules.hpp says what each is)
 //!   flag      = fused | fused_output | fused_write | shared_sfu, each at most once, in this order
 //!
 //! Which variants exist is the registry's business (backends/builtin_backends.cpp); the grammar only

@@ -62,9 +62,14 @@ inline double norm_bound(double a, double b) {
   return std::hypot(a, b);
 }
 
-//! `Admits` (the default) makes the bound cover the accepted formulations (admit_absolute_error); without,
-//! it describes scancheck's own formulation alone: the "strict" bounds that notes compare against.
-template <class T, bool Admits = true, bool Certifies = false>
+//! What a float32 bound covers beyond scancheck's own evaluation. every_order (the default, what verdicts
+//! judge with): the accepted formulations (admit_absolute_error) and every evaluation order of the scans
+//! (order_free_bound.hpp); accepted_formulations: those in scancheck's sequential order (the bound before
+//! 2026-12, kept to measure what the order-free one costs); scancheck_own: scancheck's formulation in its
+//! own order alone, the "strict" bounds that notes compare against.
+enum class BoundScope { scancheck_own, accepted_formulations, every_order };
+
+template <class T, BoundScope Scope = BoundScope::every_order, bool Certifies = false>
 class Bounded {
   static_assert(!Certifies || std::is_same_v<T, double>, "only a double evaluation certifies its own value");
 
@@ -164,7 +169,7 @@ class Bounded {
   friend const T& value_of(const Bounded& x) { return x.v_; }
   //! Widens the float32 bound only: another formulation's loss says nothing about this evaluation's value.
   friend Bounded admit_absolute_error(const Bounded& x, double amount) {
-    return Admits ? with_bound(x.v_, x.e_ + amount, x.w_) : x;
+    return Scope != BoundScope::scancheck_own ? with_bound(x.v_, x.e_ + amount, x.w_) : x;
   }
   friend double to_double(const Bounded& x) { return x.d_; }
 
@@ -187,9 +192,9 @@ class Bounded {
 //! the unit circle; the norm grows by |a|, as the error itself does: |d(x y)| <= |x| |dy| + |y| |dx| + |dx| |dy|.
 //! Each component keeps the smaller of its own bound and the norm (both are valid). A certifying scalar's
 //! working bounds get the same treatment, with the double unit.
-template <class T, bool Admits, bool Certifies>
-struct Complex<Bounded<T, Admits, Certifies>> {
-  using B = Bounded<T, Admits, Certifies>;
+template <class T, BoundScope Scope, bool Certifies>
+struct Complex<Bounded<T, Scope, Certifies>> {
+  using B = Bounded<T, Scope, Certifies>;
   B re{0};
   B im{0};
   double norm = 0;

@@ -36,9 +36,9 @@
 
 namespace scancheck::ref {
 
-template <bool Admits, bool Certifies>
-class GateProjection<Bounded<double, Admits, Certifies>> {
-  using B = Bounded<double, Admits, Certifies>;
+template <BoundScope Scope, bool Certifies>
+class GateProjection<Bounded<double, Scope, Certifies>> {
+  using B = Bounded<double, Scope, Certifies>;
 
   //! Sums of products kept as the value, the carried float32 bound sum |c| E(a) + |a| E(c) over the terms,
   //! and the sum of |product| + |partial sum| over the terms, whose half ulps are the roundings:

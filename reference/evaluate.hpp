@@ -34,14 +34,14 @@ namespace scancheck::ref {
 
 template <class S>
 struct is_bounded : std::false_type {};
-template <class T, bool Admits, bool Certifies>
-struct is_bounded<Bounded<T, Admits, Certifies>> : std::true_type {};
+template <class T, BoundScope Scope, bool Certifies>
+struct is_bounded<Bounded<T, Scope, Certifies>> : std::true_type {};
 
 //! Scalars that bound the error of their own value: the tiered reference's double pass.
 template <class S>
 struct is_certifying : std::false_type {};
-template <class T, bool Admits>
-struct is_certifying<Bounded<T, Admits, true>> : std::true_type {};
+template <class T, BoundScope Scope>
+struct is_certifying<Bounded<T, Scope, true>> : std::true_type {};
 
 //! A double value is certified where its own error bound is at most this fraction of the float32 bound it
 //! is judged with (the strict one too, when notes are wanted): judging a float32 result against it instead

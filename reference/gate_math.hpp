@@ -179,11 +179,19 @@ struct LocalGradients {
   S a_imag_term;     // ga dphi: summed over (b, t) it is d_a_imag_param (0 for the real layer)
 };
 
-//! x: the element's direct input; prev: h_{t-1}, or nullptr where there is none (t = 0 without h0);
-//! s = softplus(a_param); exact_sqrt_gradient selects D(q) = 1/(2 sqrt q) over the bounded convention
-//! 1 / max(2 sqrt q, 1/1000).
+//! G_t = g_t conj(h_{t-1}): the product of the reverse scan's state and the forward's previous one, which
+//! d(at) is made of (da of the plain scans). Computed apart so that the reference can bound it for every
+//! evaluation order of the two scans (reference/order_free_bound.hpp).
+template <class F>
+SC_HD F scan_product(const F& g, const F& prev) {
+  return g * conjugate(prev);
+}
+
+//! x: the element's direct input; scan_product: G_t = scan_product(g, h_{t-1}), or nullptr where there is no
+//! previous state (t = 0 without h0); s = softplus(a_param); exact_sqrt_gradient selects D(q) = 1/(2 sqrt q)
+//! over the bounded convention 1 / max(2 sqrt q, 1/1000).
 template <class S, class F>
-SC_HD LocalGradients<S, F> local_gradients(const GateTerms<S, F>& gt, const F& g, const F& x, const F* prev,
+SC_HD LocalGradients<S, F> local_gradients(const GateTerms<S, F>& gt, const F& g, const F& x, const F* scan_product,
                                            const S& s, const S* a_imag, bool reset, bool exact_sqrt_gradient) {
   LocalGradients<S, F> out;
   const S r = real_of<S>(g * conjugate(x));  // Re(g conj(x)): g x for real channels
@@ -196,7 +204,7 @@ SC_HD LocalGradients<S, F> local_gradients(const GateTerms<S, F>& gt, const F& g
     const S dq = exact_sqrt_gradient ? dm / two_sqrt_q : dm / maximum(two_sqrt_q, S(1) / S(1000));
     // G conj(a) with G = g conj(h_{t-1}); without a previous state G = 0.
     F p = field_zero<S, F>();
-    if (prev) p = g * conjugate(*prev) * conjugate(gt.a);
+    if (scan_product) p = *scan_product * conjugate(gt.a);
     // exp(2 log_a) = |a|^2. Its bound also admits PyTorch autograd's derivative of q = -expm1(2 log_a),
     // which recovers exp(2 log_a) as 1 + expm1(2 log_a): absolute error up to 2 ulps of 1 where |a| is tiny.
     const S a_squared = admit_absolute_error(gt.r * gt.r, 0x1p-22);

@@ -24,6 +24,7 @@
 #include "reference/gate_math.hpp"
 #include "reference/gate_projection.hpp"
 #include "reference/io_storage.hpp"
+#include "reference/order_free_bound.hpp"
 #include "reference/scalar.hpp"
 
 namespace scancheck::ref {
@@ -53,6 +54,8 @@ struct GatedBlockForward {
   //! [L, K_out] the gate terms, kept for blocks of at most `cached_terms_limit` elements; larger blocks
   //! recompute them from zx, za in the backward (same operations, same values, less memory).
   std::vector<GateTerms<S, F>> terms;
+  //! [L, K_out] bounded fields only: h's TermSums, for the order-free bound of G (order_free_bound.hpp).
+  std::vector<TermSums> h_sums;
 };
 
 inline constexpr std::int64_t cached_terms_limit = std::int64_t{1} << 20;
@@ -125,9 +128,10 @@ void gated_forward(const GatedBlockInputs<S, F>& in, GatedBlockForward<S, F>& fw
       if (!fw.terms.empty()) fw.terms[i] = g;
     }
   }
+  fw.h_sums.resize(admits_every_order_v<F> ? L * K : 0);
   for (std::int64_t j = 0; j < K; ++j) {
     const ChannelScan<F> channel{L, K, fw.at.data() + j, in.reset.data(), in.h0.empty() ? nullptr : &in.h0[j]};
-    scan_forward(channel, u.data() + j, fw.h.data() + j);
+    scan_forward(channel, u.data() + j, fw.h.data() + j, fw.h_sums.empty() ? nullptr : fw.h_sums.data() + j);
   }
 }
 
@@ -137,6 +141,24 @@ GatedBlockForward<S, F> gated_forward(const GatedBlockInputs<S, F>& in) {
   std::vector<F> u;
   gated_forward(in, fw, u);
   return fw;
+}
+
+//! G_t = g_t conj(h_{t-1}) as the float32 backward reads h_{t-1} (rounded to the io dtype when stored so),
+//! with its order-free bound on bounded fields; t > 0, or t = 0 with h0.
+template <class S, class F>
+F scan_product_at(const GatedBlockInputs<S, F>& in, const GatedBlockForward<S, F>& fw, const std::vector<F>& g,
+                  const std::vector<TermSums>& g_sums, std::int64_t t, std::int64_t j) {
+  const std::int64_t K = in.channels, i = t * K + j;
+  const F& h = t > 0 ? fw.h[i - K] : in.h0[j];
+  const F stored = t > 0 ? read_back(h, in.bf16_storage) : h;
+  const F product = scan_product(g[i], stored);
+  if constexpr (admits_every_order_v<F>) {
+    const TermSums hs = t > 0 ? fw.h_sums[i - K] : input_sums(h);
+    const double read_back_extra = magnitude(g[i]) * (error_bound(stored) - error_bound(h));
+    return widened(product, product_bound(g[i], g_sums[i], h, hs, in.length, read_back_extra));
+  } else {
+    return product;
+  }
 }
 
 //! The backward, with `g` [L, K_out] as its reverse scan's buffer (overwritten whole, like gated_forward's).
@@ -155,10 +177,11 @@ GatedBlockGrads<S, F> gated_backward(const GatedBlockInputs<S, F>& in, const Gat
 
   // g: the reverse scan with decay at and cotangent dy (plus dh_last at the end).
   g.resize(L * K);
+  std::vector<TermSums> g_sums(admits_every_order_v<F> ? L * K : 0);
   for (std::int64_t j = 0; j < K; ++j) {
     const ChannelScan<F> channel{L, K, fw.at.data() + j, in.reset.data(), in.h0.empty() ? nullptr : &in.h0[j]};
     gr.dh0[j] = scan_backward(channel, in.dy.data() + j, in.dh_last.empty() ? nullptr : &in.dh_last[j],
-                              g.data() + j);
+                              g.data() + j, g_sums.empty() ? nullptr : g_sums.data() + j);
   }
 
   std::vector<S> s(K);
@@ -171,10 +194,10 @@ GatedBlockGrads<S, F> gated_backward(const GatedBlockInputs<S, F>& in, const Gat
       const std::int64_t i = t * K + j;
       const auto gt = fw.terms.empty() ? gate_terms<S, F>(fw.zx[i], fw.za[i], s[j], imag_param(in, j), reset)
                                        : fw.terms[i];
-      const F stored_prev = t > 0 ? read_back(fw.h[i - K], in.bf16_storage) : F(0);
-      const F* prev = t > 0 ? &stored_prev : (in.h0.empty() ? nullptr : &in.h0[j]);
-      const auto lg = local_gradients<S, F>(gt, g[i], in.x_direct[i], prev, s[j], imag_param(in, j), reset,
-                                            in.sqrt_gradient == SqrtGradient::exact);
+      const bool has_previous = t > 0 || !in.h0.empty();
+      const F product = has_previous ? scan_product_at(in, fw, g, g_sums, t, j) : F(0);
+      const auto lg = local_gradients<S, F>(gt, g[i], in.x_direct[i], has_previous ? &product : nullptr, s[j],
+                                            imag_param(in, j), reset, in.sqrt_gradient == SqrtGradient::exact);
       gr.dx_direct[i] = lg.dx_direct;
       gr.a_param_sum[j] = gr.a_param_sum[j] + lg.a_param_term;
       if constexpr (is_complex_v<F>) gr.a_imag_sum[j] = gr.a_imag_sum[j] + lg.a_imag_term;

@@ -22,11 +22,11 @@ S stored_in_bf16(const S& x) {
 
 inline float stored_in_bf16(float x) { return round_to_bf16(x); }
 
-template <class T, bool Admits, bool Certifies>
-Bounded<T, Admits, Certifies> stored_in_bf16(const Bounded<T, Admits, Certifies>& x) {
+template <class T, BoundScope Scope, bool Certifies>
+Bounded<T, Scope, Certifies> stored_in_bf16(const Bounded<T, Scope, Certifies>& x) {
   // As for io outputs (evaluate.hpp): u_bf16 |f| in the normal range, half the subnormal spacing below. The
   // value itself (and so its working bound) is the exact h: only the float32 evaluation reads it rounded.
-  return Bounded<T, Admits, Certifies>::with_bound(
+  return Bounded<T, Scope, Certifies>::with_bound(
       x.value(), x.bound() + unit_roundoff(DType::bfloat16) * (std::fabs(x.approx()) + x.bound()) + 0x1p-134,
       x.working_bound());
 }

@@ -79,6 +79,9 @@ ReferenceResult tiered_reference(const Case& c, const ReferenceOptions& options)
 // from the high-precision pass, whose arithmetic then stays free of the bookkeeping.
 ReferenceResult compute_reference(const Case& c, const ReferenceOptions& options) {
   validate(c);
+  if (options.precision == Precision::tiered && !options.bounds_every_order)
+    throw InputError("the tiered reference's bounds hold for every evaluation order; sequential-order bounds need "
+                     "the float128, mpfr50 or float64 precision");
   if (options.precision == Precision::tiered) return tiered_reference(c, options);
   ReferenceOptions values_only = options;
   values_only.bounds = false;
@@ -86,7 +89,9 @@ ReferenceResult compute_reference(const Case& c, const ReferenceOptions& options
   if (options.bounds && options.precision != Precision::float32) {
     ReferenceOptions bounds_pass = options;
     bounds_pass.precision = Precision::float64;
-    result.bounds = std::move(ref::evaluate_float64(c, bounds_pass).bounds);
+    result.bounds = std::move((options.bounds_every_order ? ref::evaluate_float64(c, bounds_pass)
+                                                          : ref::evaluate_float64_sequential_order(c, bounds_pass))
+                                  .bounds);
     if (options.strict_bounds) result.strict_bounds = std::move(ref::evaluate_float64_strict(c, bounds_pass).bounds);
   }
   return result;

@@ -37,18 +37,29 @@ ScanBlockOutputs<F> scan_block(const ScanBlockInputs<F>& in) {
   out.db.resize(L * K);
   out.da.resize(L * K);
   out.dh0.resize(K);
+  // Bounded fields: each element's TermSums, for the order-free bound of da (order_free_bound.hpp).
+  std::vector<TermSums> h_sums(admits_every_order_v<F> ? L * K : 0), g_sums(h_sums.size());
+  const auto sums_at = [](std::vector<TermSums>& v, std::int64_t k) { return v.empty() ? nullptr : v.data() + k; };
   for (std::int64_t k = 0; k < K; ++k) {
     const ChannelScan<F> channel{L, K, in.a.data() + k, nullptr, in.h0.empty() ? nullptr : &in.h0[k]};
-    scan_forward(channel, in.b.data() + k, out.h.data() + k);
+    scan_forward(channel, in.b.data() + k, out.h.data() + k, sums_at(h_sums, k));
     // db_t = g_t: the reverse scan writes straight into db.
     out.dh0[k] = scan_backward(channel, in.dh.data() + k, in.dh_last.empty() ? nullptr : &in.dh_last[k],
-                               out.db.data() + k);
+                               out.db.data() + k, sums_at(g_sums, k));
     for (std::int64_t t = 0; t < L; ++t) {
       const std::int64_t i = t * K + k;
-      if (t > 0)
-        out.da[i] = out.db[i] * conj(read_back(out.h[i - K], in.bf16_storage));
-      else
-        out.da[i] = in.h0.empty() ? F(0) : out.db[i] * conj(in.h0[k]);  // no state: a_0 multiplies nothing
+      if (t == 0 && in.h0.empty()) {
+        out.da[i] = F(0);  // no state: a_0 multiplies nothing
+        continue;
+      }
+      const F& h = t > 0 ? out.h[i - K] : in.h0[k];
+      const F stored = t > 0 ? read_back(h, in.bf16_storage) : h;
+      out.da[i] = out.db[i] * conj(stored);
+      if constexpr (admits_every_order_v<F>) {
+        const TermSums hs = t > 0 ? h_sums[i - K] : input_sums(h);
+        const double read_back_extra = magnitude(out.db[i]) * (error_bound(stored) - error_bound(h));
+        out.da[i] = widened(out.da[i], product_bound(out.db[i], g_sums[i], h, hs, L, read_back_extra));
+      }
     }
   }
   return out;

@@ -154,9 +154,9 @@ struct SqrtClipAtOneHundredth : Seq {
     if (reset || e.exact_sqrt_gradient || !(gt.m < half_clip)) return;  // the 1/100 clip does not bind
     gt.m = half_clip;
     bool present = false;
-    const F prev = e.previous_state(n, t, c, present);
+    const F product = ref::scan_product(grad, e.previous_state(n, t, c, present));
     const float* imag = e.gates.a_imag ? e.gates.a_imag + c : nullptr;
-    const auto lg = ref::local_gradients<float, F>(gt, grad, e.x.template load<F>(row, c), present ? &prev : nullptr,
+    const auto lg = ref::local_gradients<float, F>(gt, grad, e.x.template load<F>(row, c), present ? &product : nullptr,
                                                    e.gates.softplus_a[c], imag, reset, false);
     e.dza[i] = lg.dza;
     e.a_param_term[i] = lg.a_param_term;

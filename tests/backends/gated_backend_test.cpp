@@ -277,7 +277,7 @@ TEST(GatedRegistry, EveryMeaningfulFlagCombination) {
       EXPECT_TRUE(f == VariantFlags{} || f == VariantFlags{.fused = true});
     }
   }
-  EXPECT_EQ(by_group.size(), 2u * 8u * 2u);  // architectures x schedules x dtypes
+  EXPECT_EQ(by_group.size(), 2u * 10u * 2u);  // architectures x schedules x dtypes
   for (const auto& [group, sets] : by_group) {
     SCOPED_TRACE(group);
     const BackendName name = parse_backend_name(group);

@@ -143,7 +143,8 @@ std::vector<Point> points_of(const std::vector<std::int64_t>& lengths) {
 
 //! The sweep of a backend.
 //!   grouped_prefix{G}_hierarchical_chunk{C}: boundary_lengths(C, G).
-//!   chunk{C}: boundary_lengths(C, 32), the lengths of its hierarchical neighbour (G = 32): the flat prefix
+//!   chunk{C}, local_chunk{C}, tree_chunk{C}: boundary_lengths(C, 32), the lengths of its hierarchical
+//!     neighbour (G = 32): the flat prefix
 //!     then folds up to 97 chunks, and chunk16 / chunk32 share every case with the grouped_prefix32 schedules
 //!     (chunk64's long lengths 2047, 2049, 6149 coincide with grouped_prefix64_hierarchical_chunk32's).
 //!   sequential: every case of the other schedules of its architecture and dtype, plus boundary_lengths(1, 1).
@@ -151,7 +152,9 @@ std::vector<Point> sweep_points(const BackendInfo& b) {
   const Schedule& schedule = b.builtin->schedule;
   switch (schedule.kind) {
     case Schedule::Kind::hierarchical: return points_of(boundary_lengths(schedule.chunk, schedule.group));
-    case Schedule::Kind::chunked: return points_of(boundary_lengths(schedule.chunk, 32));
+    case Schedule::Kind::chunked:
+    case Schedule::Kind::local:
+    case Schedule::Kind::tree: return points_of(boundary_lengths(schedule.chunk, 32));
     case Schedule::Kind::sequential: break;
   }
   std::set<Point> all;
@@ -226,7 +229,7 @@ TEST(ScanBackendRegistry, NamesAndPlans) {
   }
   EXPECT_EQ(std::count_if(registry().begin(), registry().end(),
                           [](const BackendInfo& b) { return describe(b.architecture).family == Family::affine_scan; }),
-            32);  // 2 architectures x 8 schedules x 2 dtypes
+            40);  // 2 architectures x 10 schedules x 2 dtypes
   EXPECT_EQ(find_backend("complex_scan/grouped_prefix32_hierarchical_chunk16@bf16").builtin->schedule.group, 32);
   EXPECT_EQ(find_backend("scan/grouped_prefix64_hierarchical_chunk32@fp32").builtin->schedule.chunk, 32);
   EXPECT_EQ(built_executors().front(), Executor::host);

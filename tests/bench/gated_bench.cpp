@@ -233,7 +233,8 @@ void plain_rglru(const PlainInputs& in, PlainOutputs& out) {
         const std::int64_t i = row * W + w;
         g[w] = a_next[w] * g[w] + in.dy[i];
         const auto gt = ref::gate_terms<float, float>(in.zx[i] + in.bx[w], in.za[i] + in.ba[w], s[w], nullptr, reset);
-        const auto lg = ref::local_gradients<float, float>(gt, g[w], in.x[i], prev + w, s[w], nullptr, reset, false);
+        const float product = ref::scan_product(g[w], prev[w]);
+        const auto lg = ref::local_gradients<float, float>(gt, g[w], in.x[i], &product, s[w], nullptr, reset, false);
         out.dx_direct[i] = lg.dx_direct;
         out.dzx[i] = lg.dzx;
         out.dza[i] = lg.dza;

@@ -123,9 +123,9 @@ struct GradientElement {
     const bool reset = gates.reset(row);
     const auto gt = gates.terms(row, c);
     bool present = false;
-    const F prev = previous_state(n, t, c, present);
+    const F product = ref::scan_product(grad, previous_state(n, t, c, present));
     const float* imag = gates.a_imag ? gates.a_imag + c : nullptr;
-    const auto lg = ref::local_gradients<float, F>(gt, grad, x.template load<F>(row, c), present ? &prev : nullptr,
+    const auto lg = ref::local_gradients<float, F>(gt, grad, x.template load<F>(row, c), present ? &product : nullptr,
                                                    gates.softplus_a[c], imag, reset, exact_sqrt_gradient);
     dx.store(row, c, lg.dx_direct);
     dzx[i] = lg.dzx;
