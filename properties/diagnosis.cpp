@@ -6,7 +6,9 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <set>
+#include <utility>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -26,6 +28,9 @@ struct Failures {
   std::vector<double> relative_errors;                    //!< of the finite failing elements
   std::optional<std::string> nan_birth;                   //!< the earliest element NaN where it should not be
   std::int64_t nan_birth_t = -1;
+  double worst_ratio = 0;                                 //!< the largest error in bounds (inf: NaN/Inf)
+  //! Forward activations of the plain scans (h): (b, t, stored position, relative error) of the finite ones.
+  std::vector<std::pair<std::array<std::int64_t, 3>, double>> forward_errors;
 };
 
 bool disagrees_on_nonfinite(double got, double exact) {
@@ -59,6 +64,8 @@ Failures collect(const Case& c, const Outputs& got, const ReferenceResult& refer
       if (!nonfinite && !(std::fabs(got_i - exact) > policy.bound_factor * bound)) continue;
       f.tensors.insert(s.name);
       f.directions.insert(s.direction);
+      f.worst_ratio = std::max(f.worst_ratio, nonfinite ? std::numeric_limits<double>::infinity()
+                                                         : std::fabs(got_i - exact) / bound);
       if (!nonfinite && exact != 0) f.relative_errors.push_back(std::fabs(got_i - exact) / std::fabs(exact));
       if (s.parameter) {
         f.parameter_heads.insert(parameter_head(s, i, head_channels));
@@ -68,6 +75,8 @@ Failures collect(const Case& c, const Outputs& got, const ReferenceResult& refer
       if (s.dims.size() == 3) {
         const std::int64_t t = (i / shape.width) % shape.length, batch = i / (shape.width * shape.length);
         f.activations.push_back({batch, t, w});
+        if (s.name == "h" && !nonfinite && exact != 0)
+          f.forward_errors.push_back({{batch, t, w}, std::fabs(got_i - exact) / std::fabs(exact)});
         if (std::isnan(got_i) && !std::isnan(exact) && (f.nan_birth_t < 0 || t < f.nan_birth_t)) {
           f.nan_birth_t = t;
           f.nan_birth = fmt::format("{}{}", s.name, index_string(s.dims, i));
@@ -126,6 +135,47 @@ void time_statements(const Case& c, const Failures& f, const std::optional<Sched
   else if (all_near) out.push_back("next to reset positions");
 }
 
+//! |sum_{s <= t} log |a_s|| of a plain scan's channel (w a stored position), or nothing where a decay is zero.
+std::optional<double> summed_log_decay(const Case& c, std::int64_t b, std::int64_t t, std::int64_t w) {
+  const Shape& s = c.shape;
+  const bool complex = describe(c.architecture).complex;
+  const std::int64_t channels = state_channels(c.architecture, s), ch = w % channels;
+  double sum = 0;
+  for (std::int64_t k = 0; k <= t; ++k) {
+    const float* row = c.at("a").data() + (b * s.length + k) * s.width;
+    const double m = complex ? std::hypot(row[ch], row[channels + ch]) : std::fabs(row[ch]);
+    if (m == 0) return std::nullopt;
+    sum += std::log(m);
+  }
+  return std::fabs(sum);
+}
+
+//! h computed from cumulative sums of log a (exp(cumsum log a) products, logcumsumexp) rounds the sum to
+//! float32, which costs about u |sum log a| relative in every term: an error that grows with the summed log
+//! decay where every order of the products themselves keeps a few u. Said when the failing forward elements'
+//! relative errors are, at the median, within [1/16, 8] u |sum log a| (and three quarters of them below 16; a
+//! state that cancels has a larger relative error) and the sums reach 64.
+void summed_log_decay_statement(const Case& c, const Failures& f, std::vector<std::string>& out) {
+  if (describe(c.architecture).family != Family::affine_scan || f.forward_errors.empty()) return;
+  constexpr double u = 0x1p-24;
+  std::vector<double> multiples;
+  double largest_sum = 0;
+  for (const auto& [at, relative] : f.forward_errors) {
+    const auto sum = summed_log_decay(c, at[0], at[1], at[2]);
+    if (!sum || *sum == 0) return;
+    multiples.push_back(relative / (u * *sum));
+    largest_sum = std::max(largest_sum, *sum);
+  }
+  std::sort(multiples.begin(), multiples.end());
+  const double median = multiples[multiples.size() / 2], upper = multiples[multiples.size() * 3 / 4];
+  if (largest_sum < 64 || median < 1.0 / 16 || median > 8 || upper > 16) return;
+  out.push_back(fmt::format("the error grows with the summed log decay: {:.2g} u |sum log a| at the median failing "
+                            "element (|sum log a| up to {:.3g}), where every order of the products keeps a few u: the "
+                            "signature of h from cumulative sums of log a (exp(cumsum), logcumsumexp), a formulation "
+                            "scancheck rejects (docs/tolerance.md)",
+                            median, largest_sum));
+}
+
 void place_statements(const Case& c, const Failures& f, std::vector<std::string>& out) {
   const Shape& s = c.shape;
   const std::int64_t channels = state_channels(c.architecture, s), per_head = head_channels(c.architecture, s);
@@ -158,7 +208,18 @@ std::vector<std::string> diagnose(const Case& c, const Outputs& got, const Refer
                                       [](double r) { return r >= 0x1p-11 && r <= 0x1p-6; });
   if (bf16_sized) out.push_back("the size of a bfloat16 rounding in a float32 run (a state carried in bf16?)");
   if (f.nan_birth) out.push_back(fmt::format("NaN born at {}", *f.nan_birth));
+  summed_log_decay_statement(c, f, out);
+  if (f.worst_ratio <= plausible_rounding_factor)
+    out.push_back(fmt::format("every failing element is within {:g} times what float32 allows in any evaluation order: "
+                              "more rounding than any order scancheck models, not the size of a bug (no bug class is "
+                              "inferred from it)",
+                              plausible_rounding_factor));
   return out;
+}
+
+double worst_bound_ratio(const Case& c, const Outputs& got, const ReferenceResult& reference,
+                         const TolerancePolicy& policy) {
+  return collect(c, got, reference, policy).worst_ratio;
 }
 
 namespace {

@@ -14,7 +14,11 @@
 //!   "one batch entry (b = 1 of 3)", "one head", "channels 2, 5 of 8"
 //!   "the size of a bfloat16 rounding"              a float32 run off by 2^-10..2^-7 relative: a bf16 carry
 //!   "NaN born at y[0, 7, 3]"                        the earliest element that should not be NaN and is
-//! and, from re-runs where the backend can be run again (counterfactual_diagnosis):
+//!   "the error grows with the summed log decay"     a plain scan's h off by about u |sum log a|: the
+//!                                                   signature of log-space products (a rejected formulation)
+//!   "within 16 times what float32 allows"            too small to be a bug class: nothing else is inferred
+//! and, from re-runs where the backend can be run again (counterfactual_diagnosis), only for errors beyond
+//! gross_error_factor bounds, which no rounding of a correct kernel comes near:
 //!   "only where dh_last matters", "only where h0 matters": the run passes once that input is removed;
 //!   "a shift in t": it passes once every step has the decay of t = 0 (a's, or x's that the gates read).
 #pragma once
@@ -29,6 +33,11 @@
 #include "reference/reference.hpp"
 
 namespace scancheck {
+
+//! Failing elements all within this many bounds are diagnosed as rounding, never as a bug class.
+inline constexpr double plausible_rounding_factor = 16;
+//! Counterfactual re-runs are made only when some failing element is beyond this many bounds (or NaN/Inf).
+inline constexpr double gross_error_factor = 100;
 
 //! The statements that hold for the failing elements of `got` on `c`; empty when no element fails on its
 //! own (a run that fails only the baseline rule, or does not run). `schedule`: a built-in's, for its
@@ -51,6 +60,11 @@ struct ErrorStrip {
 //! The strip of a failing run, or nothing when no activation tensor fails on its own.
 std::optional<ErrorStrip> error_strip(const Case& c, const Outputs& got, const ReferenceResult& reference,
                                       const TolerancePolicy& policy, const std::optional<Schedule>& schedule);
+
+//! The largest error of `got` in bounds over the elements the policy fails (+inf for a NaN/Inf disagreement);
+//! 0 when none fails.
+double worst_bound_ratio(const Case& c, const Outputs& got, const ReferenceResult& reference,
+                         const TolerancePolicy& policy);
 
 //! Re-runs the failing backend on changed cases (every step with the decay of t = 0; without dh_last; without
 //! h0), each against its own reference: a statement for each change that makes it pass. `passes(case)`

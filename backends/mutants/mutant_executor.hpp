@@ -137,6 +137,26 @@ auto map_sequence(const kernels::ChunkReplay<Seq, V>& b, const Decorate& decorat
   auto seq = decorate(b.seq);
   return kernels::ChunkReplay<decltype(seq), V>{seq, b.chunks, b.state_in};
 }
+template <class Seq, int V, class Decorate>
+auto map_sequence(const kernels::ChunkLocalScan<Seq, V>& b, const Decorate& decorate) {
+  auto seq = decorate(b.seq);
+  return kernels::ChunkLocalScan<decltype(seq), V>{seq, b.chunks, b.local, b.product, b.A, b.B};
+}
+template <class Seq, int V, class Decorate>
+auto map_sequence(const kernels::ChunkTree<Seq, V>& b, const Decorate& decorate) {
+  auto seq = decorate(b.seq);
+  return kernels::ChunkTree<decltype(seq), V>{seq, b.chunks, b.tree, b.local, b.product, b.A, b.B};
+}
+template <class Seq, int V, class Decorate>
+auto map_sequence(const kernels::PrefixTree<Seq, V>& b, const Decorate& decorate) {
+  auto seq = decorate(b.seq);
+  return kernels::PrefixTree<decltype(seq), V>{seq, b.count, b.A, b.B, b.state_in};
+}
+template <class Seq, int V, class Decorate>
+auto map_sequence(const kernels::CarryApply<Seq, V>& b, const Decorate& decorate) {
+  auto seq = decorate(b.seq);
+  return kernels::CarryApply<decltype(seq), V>{seq, b.chunks, b.local, b.product, b.state_in};
+}
 template <class Body, class Decorate>
 const Body& map_sequence(const Body& b, const Decorate&) {
   return b;

@@ -30,6 +30,21 @@ std::vector<Mutant> schedule_mutants() {
       "The state carried between chunks is stored in bfloat16 (rounded at every chunk boundary, both directions) "
       "while the states inside a chunk stay float32.",
       "rglru/fused_chunk32@fp32", [] { return ChunkStatesInBf16{}; }));
+  all.push_back(make_mutant<Architecture::scan, DType::float32>(
+      "carry_times_previous_product",
+      "The chunk-local scan applies the carry with the decay product up to the step before: h_s = local_s + "
+      "(a_first ... a_{s-1}) carry, one decay short on every step but a chunk's first.",
+      "scan/local_chunk64@fp32", [] { return CarryTimesPreviousProduct{}; }));
+  all.push_back(make_mutant<Architecture::complex_scan, DType::float32>(
+      "tree_offset_off_by_one",
+      "The Kogge-Stone tree of each chunk starts every level at s = d + 1 instead of d, so the steps 1, 2, 4, ... "
+      "of a chunk never combine with the step d before them.",
+      "complex_scan/tree_chunk32@fp32", [] { return TreeOffsetOffByOne{}; }));
+  all.push_back(make_mutant<Architecture::rglru, DType::float32>(
+      "carry_drops_chunks_last_step",
+      "The map each chunk hands to the carries is its second-to-last step's, so the state carried into the next "
+      "chunk misses the chunk's last element (and the last decay).",
+      "rglru/tree_chunk32@fp32", [] { return CarryDropsChunksLastStep{}; }));
   return all;
 }
 

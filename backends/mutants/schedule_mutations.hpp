@@ -9,6 +9,10 @@
 //!                               in-group prefix (their group's entry state taken as zero)
 //!   SummaryDropsFirstDecay      each chunk summary's A misses the chunk's first decay (B cannot see it)
 //!   ChunkStatesInBf16           the state entering each chunk is stored in bfloat16 before the replay
+//! and of the local and tree schedules (the orders of most production kernels):
+//!   CarryTimesPreviousProduct   the carry applied to step s with the decay product up to step s - 1
+//!   TreeOffsetOffByOne          each Kogge-Stone level skips the step its offset d names (s > d for s >= d)
+//!   CarryDropsChunksLastStep    the chunk's map handed to the carries is its second-to-last step's
 #pragma once
 
 #include <cstdint>
@@ -124,6 +128,107 @@ struct ChunkStatesInBf16 : Unchanged {
       ex.launch(name, grid, b);
     } else {
       ex.launch(name, grid, body);
+    }
+  }
+};
+
+//! CarryApply multiplying the carry by the product of the decays before step s (1 at the chunk's first step):
+//! every step but the first of a chunk misses its own decay on the carried state.
+template <class Seq, int V>
+struct CarryTimesPreviousProductBody {
+  kernels::CarryApply<Seq, V> apply;
+  void operator()(kernels::ProgramId p) const {
+    using F = typename Seq::field;
+    const auto& a = apply;
+    const kernels::Lanes c = kernels::Lanes::of<V>(p.x, a.seq.g.channels);
+    const std::int64_t j = p.y, n = p.z, W = a.seq.g.channels;
+    const std::int64_t entry = (n * a.chunks.count + j) * W + c.first;
+    for (std::int64_t s = a.chunks.begin(j); s < a.chunks.end(j); ++s)
+      for (std::int64_t l = 0; l < c.count; ++l) {
+        const std::int64_t at = (n * a.seq.g.length + s) * W + c.first + l;
+        const F product = s == a.chunks.begin(j) ? kernels::one<F>() : a.product[at - W];
+        a.seq.emit(n, s, c.first + l, a.local[at] + product * a.state_in[entry + l]);
+      }
+  }
+};
+
+template <class Seq, int V>
+CarryTimesPreviousProductBody<Seq, V> previous_product(const kernels::CarryApply<Seq, V>& apply) {
+  return {apply};
+}
+
+struct CarryTimesPreviousProduct : Unchanged {
+  template <class Exec, class Body>
+  void launch(Exec& ex, const std::string& name, kernels::Grid grid, const Body& body) {
+    if constexpr (is_body_v<Body, kernels::CarryApply>)
+      ex.launch(name, grid, previous_product(body));
+    else
+      ex.launch(name, grid, body);
+  }
+};
+
+//! ChunkTree whose Kogge-Stone levels start at s = d + 1: step d of each level keeps its own map, so steps
+//! 1, 2, 4, ... of every chunk miss the steps before them.
+template <class Seq, int V>
+struct TreeOffsetOffByOneBody {
+  kernels::ChunkTree<Seq, V> tree;
+  void operator()(kernels::ProgramId p) const {
+    const auto& t = tree;
+    const kernels::Lanes c = kernels::Lanes::of<V>(p.x, t.seq.g.channels);
+    const std::int64_t j = p.y, n = p.z, W = t.seq.g.channels;
+    const std::int64_t first = t.chunks.begin(j), count = t.chunks.end(j) - first;
+    const auto at = [&](std::int64_t s, std::int64_t l) { return (n * t.seq.g.length + first + s) * W + c.first + l; };
+    for (std::int64_t s = 0; s < count; ++s)
+      for (std::int64_t l = 0; l < c.count; ++l) {
+        const auto st = t.seq.step(n, first + s, c.first + l);
+        t.product[at(s, l)] = st.decay;
+        t.local[at(s, l)] = st.input;
+      }
+    for (std::int64_t d = 1; d < count; d *= 2)
+      for (std::int64_t s = count - 1; s > d; --s)  // the bug: s >= d
+        for (std::int64_t l = 0; l < c.count; ++l)
+          kernels::compose_after(t.product[at(s, l)], t.local[at(s, l)], t.product[at(s - d, l)], t.local[at(s - d, l)]);
+    const std::int64_t out = (n * t.chunks.count + j) * W + c.first;
+    for (std::int64_t l = 0; l < c.count; ++l) {
+      t.A[out + l] = t.product[at(count - 1, l)];
+      t.B[out + l] = t.local[at(count - 1, l)];
+    }
+  }
+};
+
+template <class Seq, int V>
+TreeOffsetOffByOneBody<Seq, V> offset_off_by_one(const kernels::ChunkTree<Seq, V>& tree) {
+  return {tree};
+}
+
+struct TreeOffsetOffByOne : Unchanged {
+  template <class Exec, class Body>
+  void launch(Exec& ex, const std::string& name, kernels::Grid grid, const Body& body) {
+    if constexpr (is_body_v<Body, kernels::ChunkTree>)
+      ex.launch(name, grid, offset_off_by_one(body));
+    else
+      ex.launch(name, grid, body);
+  }
+};
+
+//! After each chunk tree, the chunk's map handed to the carries is the one of its second-to-last step (its
+//! last step where the chunk has one): the carry into the next chunk misses the chunk's last element.
+struct CarryDropsChunksLastStep : Unchanged {
+  template <class Exec, class Body>
+  void launch(Exec& ex, const std::string& name, kernels::Grid grid, const Body& body) {
+    ex.launch(name, grid, body);
+    if constexpr (is_body_v<Body, kernels::ChunkTree>) {
+      const auto& g = body.seq.g;
+      for (std::int64_t n = 0; n < g.batch; ++n)
+        for (std::int64_t j = 0; j < body.chunks.count; ++j) {
+          const std::int64_t first = body.chunks.begin(j), count = body.chunks.end(j) - first;
+          const std::int64_t step = first + (count > 1 ? count - 2 : 0);
+          for (std::int64_t c = 0; c < g.channels; ++c) {
+            const std::int64_t from = (n * g.length + step) * g.channels + c, to = (n * body.chunks.count + j) * g.channels + c;
+            body.A[to] = body.product[from];
+            body.B[to] = body.local[from];
+          }
+        }
     }
   }
 };

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
-//! Every correct backend passes the default tolerance policy, and how close it comes: for each
+//! Every correct backend, the registered ones and the order zoo's (tests/zoo), passes the default tolerance
+//! policy, and how close it comes: for each
 //! (architecture, io dtype), cases spread over shapes around chunk and group boundaries, every regime,
 //! h0 / dh_last present and absent and both sqrt conventions, each judged against one shared reference (with
 //! its error bounds) and the sequential baseline. Prints, per tensor, the largest bound ratio and baseline
@@ -23,6 +24,7 @@
 #include "reference/reference.hpp"
 
 #include "tests/properties/architecture_params.hpp"
+#include "tests/zoo/order_zoo.hpp"
 
 namespace {
 
@@ -59,6 +61,11 @@ TEST_P(PolicyCalibration, EveryBackendPassesTheDefaultPolicy) {
   const TolerancePolicy policy;
   const BackendInfo& baseline =
       baseline_backend(p.architecture, p.io_dtype);
+  static const bool with_zoo = [] {  // the order zoo joins the registry of this test process once
+    for (BackendInfo& b : zoo::order_zoo()) registry().add(std::move(b));
+    return true;
+  }();
+  (void)with_zoo;
   std::vector<const BackendInfo*> backends;
   for (const BackendInfo& b : registry())
     if (b.architecture == p.architecture && b.io_dtype == p.io_dtype) backends.push_back(&b);

@@ -4,7 +4,9 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -127,7 +129,7 @@ struct Channel {
   std::int64_t state;                        // index into the [B, W] states
 };
 
-enum class Order { autograd_tree, autograd_blelloch, sequential_fma };
+enum class Order { autograd_tree, autograd_blelloch, sequential_fma, log_space };
 
 //! Forward and backward of one channel by a tree of combines, the backward through the tree.
 template <class F>
@@ -204,6 +206,44 @@ void fma_channel(const backends::ScanArrays& io, const Channel& ch, DType dtype)
   }
 }
 
+//! A real scan's channel in log space (rejected_formulations): the products of decays as exp of differences
+//! of the cumulative sum of log |a|, O(L^2), and the same for the reverse scan.
+void log_space_channel(const backends::ScanArrays& io, const Channel& ch, DType dtype) {
+  const std::int64_t L = ch.length;
+  std::vector<float> c(static_cast<std::size_t>(L)), sign(static_cast<std::size_t>(L));
+  float sum = 0, product_sign = 1;
+  for (std::int64_t t = 0; t < L; ++t) {
+    const float a = io.a[ch.first + t * ch.stride];
+    if (a == 0) throw std::invalid_argument("log space needs nonzero decays");
+    sum += std::log(std::fabs(a));
+    product_sign *= a < 0 ? -1.0f : 1.0f;
+    c[t] = sum;
+    sign[t] = product_sign;
+  }
+  const auto decays = [&](std::int64_t from, std::int64_t to) {  // a_{from+1} ... a_to, from < to
+    return sign[to] * sign[from] * std::exp(c[to] - c[from]);
+  };
+  const bool has_h0 = io.h0 != nullptr;
+  const float h0 = has_h0 ? io.h0[ch.state] : 0.0f;
+  std::vector<float> h(static_cast<std::size_t>(L));
+  for (std::int64_t t = 0; t < L; ++t) {
+    float state = has_h0 ? sign[t] * std::exp(c[t]) * h0 : 0.0f;
+    for (std::int64_t s = 0; s < t; ++s) state += io.b[ch.first + s * ch.stride] * decays(s, t);
+    h[t] = state + io.b[ch.first + t * ch.stride];
+    store(io.h, ch.first + t * ch.stride, ch.imag, h[t], dtype);
+  }
+  store(io.h_last, ch.state, ch.imag, h[L - 1], DType::float32);
+  for (std::int64_t t = 0; t < L; ++t) {
+    float g = (io.dh_last ? io.dh_last[ch.state] * (t == L - 1 ? 1.0f : decays(t, L - 1)) : 0.0f);
+    for (std::int64_t r = L - 1; r > t; --r) g += io.dh[ch.first + r * ch.stride] * decays(t, r);
+    g += io.dh[ch.first + t * ch.stride];
+    store(io.db, ch.first + t * ch.stride, ch.imag, g, dtype);
+    const float prev = t > 0 ? h[t - 1] : h0;
+    store(io.da, ch.first + t * ch.stride, ch.imag, g * prev, dtype);
+    if (t == 0) store(io.dh0, ch.state, ch.imag, io.a[ch.first] * g, DType::float32);
+  }
+}
+
 Outputs run_scan_order(const Case& c, Order order) {
   Outputs out = backends::output_tensors(c);
   const backends::ScanArrays io = backends::scan_arrays(c, &out);
@@ -213,6 +253,8 @@ Outputs run_scan_order(const Case& c, Order order) {
       const Channel ch{g.length, g.width, n * g.length * g.width + w, g.imag_offset, n * g.width + w};
       const auto run = [&](auto field) {
         using F = decltype(field);
+        if constexpr (std::is_same_v<F, float>)
+          if (order == Order::log_space) return log_space_channel(io, ch, c.io_dtype);
         if (order == Order::sequential_fma)
           fma_channel<F>(io, ch, c.io_dtype);
         else
@@ -237,6 +279,10 @@ BackendInfo scan_order(Architecture architecture, DType dtype, Order order, std:
 }
 
 }  // namespace
+
+std::vector<BackendInfo> rejected_formulations() {
+  return {scan_order(Architecture::scan, DType::float32, Order::log_space, "log_space")};
+}
 
 std::vector<BackendInfo> order_zoo() {
   std::vector<BackendInfo> zoo;

@@ -30,4 +30,11 @@ namespace scancheck::zoo {
 //! Every zoo backend, provider "zoo".
 std::vector<BackendInfo> order_zoo();
 
+//! Formulations that lose accuracy no careful kernel needs, which the policy must fail (docs/tolerance.md,
+//! "Accepted formulations"):
+//!   zoo:scan/log_space@fp32   h_t = sum_s b_s exp(c_t - c_s), c the float32 cumulative sum of log |a| (the
+//!                             sign apart), and likewise the reverse scan: the rounding of c costs about
+//!                             u |c_t| relative in every term. Needs nonzero decays (throws otherwise).
+std::vector<BackendInfo> rejected_formulations();
+
 }  // namespace scancheck::zoo
