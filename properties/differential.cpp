@@ -39,8 +39,8 @@ ReferenceResult reference_with_bounds(const Case& c, int threads, bool strict, P
 
 namespace {
 
-//! "dx: 3 elements (worst 41 at [0, 5, 2]) ... not within 4 times that of scancheck's own formulation in the
-//! sequential order": accuracy within the accepted bound that a better formulation or order keeps.
+//! "dx: 3 elements (worst 41 at [0, 5, 2]) ... not within 4 times that of scancheck's own": accuracy within
+//! the accepted formulations' bound that a better formulation keeps.
 std::optional<std::string> accuracy_note(const std::string& name, const Tensor<float>& got, const Tensor<double>& exact,
                                          const Tensor<double>& strict_bound, const Tensor<std::uint8_t>* covered,
                                          const TolerancePolicy& policy) {
@@ -54,12 +54,11 @@ std::optional<std::string> accuracy_note(const std::string& name, const Tensor<f
     if (ratio > worst) worst = ratio, worst_at = i;
   }
   if (count == 0) return std::nullopt;
-  return fmt::format("{}: {} element(s) (worst {:.3g} bounds at {}) are within the bound of the accepted formulations "
-                     "and evaluation orders but not within {:g} times that of scancheck's own formulation in the "
-                     "sequential order: accuracy a better formulation or order keeps (sigma' as sigma(z) sigma(-z), "
-                     "not sigma (1 - sigma), where a gate saturates; exp(2 log a) itself, not 1 + expm1, where a "
-                     "decay is tiny; no flushing of subnormals; a sequential or carry-fed order where the decays are "
-                     "small or the partial sums cancel)",
+  return fmt::format("{}: {} element(s) (worst {:.3g} bounds at {}) are within the accepted formulations' bound but "
+                     "not within {:g} times that of scancheck's own (in any evaluation order): accuracy a better "
+                     "formulation keeps (sigma' as sigma(z) sigma(-z), not sigma (1 - sigma), where a gate "
+                     "saturates; exp(2 log a) itself, not 1 + expm1, where a decay is tiny; no flushing of "
+                     "subnormals)",
                      name, count, worst, index_string(got.dims(), worst_at), policy.bound_factor);
 }
 

@@ -63,11 +63,12 @@ inline double norm_bound(double a, double b) {
 }
 
 //! What a float32 bound covers beyond scancheck's own evaluation. every_order (the default, what verdicts
-//! judge with): the accepted formulations (admit_absolute_error) and every evaluation order of the scans
-//! (order_free_bound.hpp); accepted_formulations: those in scancheck's sequential order (the bound before
-//! 2026-12, kept to measure what the order-free one costs); scancheck_own: scancheck's formulation in its
-//! own order alone, the "strict" bounds that notes compare against.
-enum class BoundScope { scancheck_own, accepted_formulations, every_order };
+//! judge with): the accepted formulations (admit_absolute_error) in every evaluation order of the scans
+//! (order_free_bound.hpp); own_formulation: scancheck's formulation alone, in every order: the "strict"
+//! bounds that notes compare against (a kernel's order is not known, so a note is about its formulation);
+//! sequential_order: the accepted formulations in scancheck's sequential order alone, the bound before
+//! 2026-12, kept to measure what the order-free one costs (tests/bench/bound_cost.cpp).
+enum class BoundScope { own_formulation, sequential_order, every_order };
 
 template <class T, BoundScope Scope = BoundScope::every_order, bool Certifies = false>
 class Bounded {
@@ -169,7 +170,7 @@ class Bounded {
   friend const T& value_of(const Bounded& x) { return x.v_; }
   //! Widens the float32 bound only: another formulation's loss says nothing about this evaluation's value.
   friend Bounded admit_absolute_error(const Bounded& x, double amount) {
-    return Scope != BoundScope::scancheck_own ? with_bound(x.v_, x.e_ + amount, x.w_) : x;
+    return Scope != BoundScope::own_formulation ? with_bound(x.v_, x.e_ + amount, x.w_) : x;
   }
   friend double to_double(const Bounded& x) { return x.d_; }
 

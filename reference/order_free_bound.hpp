@@ -25,7 +25,7 @@
 //! term takes r - s multiplications and at most (r - s + 1) + 2 D(L) additions, and their magnitudes sum to
 //! S^g_t S^h_{t-1}: the product of an absolute reverse scan and an absolute forward scan.
 //!
-//! Only Bounded fields (reference/bounded.hpp) carry bounds, and only those of scope every_order are widened.
+//! Only Bounded fields (reference/bounded.hpp) carry bounds; those of scope sequential_order are not widened.
 #pragma once
 
 #include <algorithm>
@@ -38,15 +38,15 @@
 
 namespace scancheck::ref {
 
-//! Fields whose float32 bounds admit every evaluation order: Bounded<T> and Complex<Bounded<T>> of scope
-//! every_order. The strict bounds (scancheck_own) describe scancheck's own formulation in its own sequential
-//! order (what notes compare against: docs/tolerance.md, "Notes and --strict").
+//! Fields whose float32 bounds admit every evaluation order: Bounded<T> and Complex<Bounded<T>> but those of
+//! scope sequential_order (reference/bounded.hpp).
 template <class F>
 inline constexpr bool admits_every_order_v = false;
-template <class T, bool Certifies>
-inline constexpr bool admits_every_order_v<Bounded<T, BoundScope::every_order, Certifies>> = true;
-template <class T, bool Certifies>
-inline constexpr bool admits_every_order_v<Complex<Bounded<T, BoundScope::every_order, Certifies>>> = true;
+template <class T, BoundScope Scope, bool Certifies>
+inline constexpr bool admits_every_order_v<Bounded<T, Scope, Certifies>> = Scope != BoundScope::sequential_order;
+template <class T, BoundScope Scope, bool Certifies>
+inline constexpr bool admits_every_order_v<Complex<Bounded<T, Scope, Certifies>>> =
+    Scope != BoundScope::sequential_order;
 
 //! What the order-free bound of one element of a scan is made of.
 struct TermSums {

@@ -48,8 +48,8 @@ struct ReferenceOptions {
   Precision precision = Precision::float128;
   int threads = 0;                          //!< 0: all hardware threads
   bool bounds = true;                       //!< also compute the float32 rounding-error bounds
-  //! With bounds: also the strict bounds, of scancheck's own formulation in its own sequential order alone
-  //! (for notes on passing runs that lose accuracy a better formulation or order keeps; docs/tolerance.md).
+  //! With bounds: also the strict bounds, of scancheck's own formulation alone in every evaluation order (for
+  //! notes on passing runs that lose accuracy a better formulation keeps; docs/tolerance.md).
   bool strict_bounds = false;
   //! The bounds hold for every evaluation order of the scans (reference/order_free_bound.hpp). false: for
   //! the sequential order alone, the bounds before 2026-12, kept to measure what the order-free ones cost

@@ -14,11 +14,11 @@ ReferenceResult evaluate_float64(const Case& c, const ReferenceOptions& options)
 }
 
 ReferenceResult evaluate_float64_strict(const Case& c, const ReferenceOptions& options) {
-  return Evaluator<Bounded<double, BoundScope::scancheck_own>>(c, options).run();
+  return Evaluator<Bounded<double, BoundScope::own_formulation>>(c, options).run();
 }
 
 ReferenceResult evaluate_float64_sequential_order(const Case& c, const ReferenceOptions& options) {
-  return Evaluator<Bounded<double, BoundScope::accepted_formulations>>(c, options).run();
+  return Evaluator<Bounded<double, BoundScope::sequential_order>>(c, options).run();
 }
 
 ReferenceResult evaluate_float32(const Case& c, const ReferenceOptions& options) {

@@ -4,8 +4,9 @@
 //! the sequential one (local_chunk64, tree_chunk32, chunk{C}, hierarchical), passes the default tolerance
 //! policy on random cases of every architecture, io dtype and regime: the order-free bound accepts what
 //! correct kernels compute in any order (docs/tolerance.md, "Every evaluation order"). Cases per
-//! architecture and io dtype from SCANCHECK_ZOO_CASES: 40 in the default suite (label property), 2,000 on
-//! demand (label soak), for every order at once.
+//! architecture and io dtype from SCANCHECK_ZOO_CASES: 40 in the default suite (label property), 2,500 on
+//! demand (label soak, `ctest --preset soak -R zoo`): 10,000 cases for the orders of the plain scans alone
+//! (autograd, FMA), 20,000 for the schedules, every order judged on each case of its architecture.
 #include <gtest/gtest.h>
 
 #include <cstdio>
