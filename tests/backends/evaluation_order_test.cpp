@@ -67,8 +67,6 @@ struct Chains {
   }
 };
 
-Chains conj(const Chains& x) { return x; }
-
 //! The scan of one channel whose decays and inputs are symbolic; emits record each step's state.
 template <bool Reverse>
 struct SymbolicScan {
