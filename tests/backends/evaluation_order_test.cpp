@@ -165,8 +165,12 @@ TEST(EvaluationOrders, EveryTermTakesItsMultiplicationsAndAtMostDExtraAdditions)
       std::printf("%-36s additions beyond t - s + 1, forward and reverse: %d (D(200) = %g)\n",
                   to_string(schedule).c_str(), excess, ref::extra_additions(200));
       // Not vacuous: the sequential order is the one with no excess; the trees need theirs.
-      if (schedule.kind == Schedule::Kind::sequential) EXPECT_EQ(excess, 0);
-      if (schedule.kind == Schedule::Kind::tree && schedule.chunk > 2) EXPECT_GT(excess, 0) << to_string(schedule);
+      if (schedule.kind == Schedule::Kind::sequential) {
+        EXPECT_EQ(excess, 0);
+      }
+      if (schedule.kind == Schedule::Kind::tree && schedule.chunk > 2) {
+        EXPECT_GT(excess, 0) << to_string(schedule);
+      }
     }
 }
 

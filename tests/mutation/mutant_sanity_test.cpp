@@ -107,6 +107,12 @@ const std::map<std::string, Trigger>& triggers() {
                                            "B L = 300 rows: one block of 256 and a tail of 44"};
     t["dx_misses_a_gate_path"] = {request(A::rglru, fp32, {2, 30, 6, 2}, Regime::default_, 118),
                                   "default gates: dza reaches every dx of its head through Wa"};
+    t["carry_times_previous_product"] = {request(A::scan, fp32, {2, 150, 5, 1}, Regime::default_, 119),
+                                         "3 chunks of 64 (the last partial), h0 present: every carried state"};
+    t["tree_offset_off_by_one"] = {request(A::complex_scan, fp32, {2, 70, 6, 1}, Regime::default_, 120),
+                                   "3 chunks of 32: steps 1, 2, 4, 8, 16 of each chunk"};
+    t["carry_drops_chunks_last_step"] = {request(A::rglru, fp32, {2, 100, 6, 2}, Regime::default_, 121),
+                                         "4 chunks of 32: three carries per direction"};
     return t;
   }();
   return all;
