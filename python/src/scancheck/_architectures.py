@@ -1,0 +1,101 @@
+"""What each architecture's case holds: its inputs, cotangents, outputs and the axes of each tensor.
+
+The names and shapes are those of ../shared/spec/harness.md ("Cases") and recurrences.md; this module is the
+Python side's one copy of them. Every tensor is described in the spec's layout: activations [B, L, W], states
+[B, W], complex kinds in the merged [Re | Im] layout (W is then twice the complex width).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Architecture = Literal["scan", "complex_scan", "rglru", "complex_rglru"]
+ARCHITECTURES: tuple[Architecture, ...] = ("scan", "complex_scan", "rglru", "complex_rglru")
+
+#: How a tensor is shaped: an activation [B, L, W], a state [B, W], segment positions [B, L], or a parameter
+#: (gate weights and biases, decay parameters) whose shape no layout convention changes.
+Role = Literal["activation", "state", "positions", "parameter"]
+
+
+@dataclass(frozen=True)
+class Tensor:
+    """One tensor of a case: its spec name, its role, and whether it is optional in a case."""
+
+    name: str
+    role: Role
+    optional: bool = False
+
+    @property
+    def gradient(self) -> str:
+        """The spec's name of this input's gradient: x -> dx, a_param -> d_a_param."""
+        return ("d" if len(self.name) <= 2 else "d_") + self.name
+
+
+@dataclass(frozen=True)
+class ArchitectureSpec:
+    """The tensors of one architecture, in the order a kernel function usually takes them."""
+
+    name: Architecture
+    inputs: tuple[Tensor, ...]
+    outputs: tuple[Tensor, ...]  # the forward's: h or y, then h_last
+    cotangents: tuple[Tensor, ...]  # dh or dy, then dh_last
+
+    @property
+    def is_complex(self) -> bool:
+        return self.name.startswith("complex")
+
+    @property
+    def differentiable(self) -> tuple[Tensor, ...]:
+        """The inputs that have a gradient among the outputs (all but segment_pos)."""
+        return tuple(t for t in self.inputs if t.role != "positions")
+
+    def tensor(self, name: str) -> Tensor:
+        for t in (*self.inputs, *self.outputs, *self.cotangents):
+            if t.name == name:
+                return t
+        for t in self.differentiable:
+            if t.gradient == name:
+                return Tensor(name, t.role, t.optional)
+        raise KeyError(f"{self.name} has no tensor '{name}'")
+
+
+def _scan(name: Architecture) -> ArchitectureSpec:
+    return ArchitectureSpec(
+        name,
+        inputs=(Tensor("a", "activation"), Tensor("b", "activation"), Tensor("h0", "state", optional=True)),
+        outputs=(Tensor("h", "activation"), Tensor("h_last", "state")),
+        cotangents=(Tensor("dh", "activation"), Tensor("dh_last", "state", optional=True)),
+    )
+
+
+def _rglru(name: Architecture) -> ArchitectureSpec:
+    parameters: tuple[str, ...] = ("a_param", "input_gate_w", "input_gate_b", "a_gate_w", "a_gate_b")
+    if name == "complex_rglru":
+        parameters += ("a_imag_param",)
+    return ArchitectureSpec(
+        name,
+        inputs=(
+            Tensor("x", "activation"),
+            Tensor("segment_pos", "positions"),
+            Tensor("h0", "state", optional=True),
+            *(Tensor(p, "parameter") for p in parameters),
+        ),
+        outputs=(Tensor("y", "activation"), Tensor("h_last", "state")),
+        cotangents=(Tensor("dy", "activation"), Tensor("dh_last", "state", optional=True)),
+    )
+
+
+SPECS: dict[Architecture, ArchitectureSpec] = {
+    "scan": _scan("scan"),
+    "complex_scan": _scan("complex_scan"),
+    "rglru": _rglru("rglru"),
+    "complex_rglru": _rglru("complex_rglru"),
+}
+
+
+def spec_of(architecture: str) -> ArchitectureSpec:
+    """The spec of `architecture`, or a ValueError naming the known ones."""
+    if architecture not in SPECS:
+        raise ValueError(f"unknown architecture '{architecture}' (known: {', '.join(ARCHITECTURES)})")
+    return SPECS[architecture]  # type: ignore[index,unused-ignore]

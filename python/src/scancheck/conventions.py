@@ -1,0 +1,113 @@
+"""A kernel's own conventions, declared once, and the conversions between them and the spec's.
+
+Real kernels do not take tensors in the spec's layout ([B, L, W] activations, [B, W] states, complex values
+as merged [Re | Im] real tensors). A backend declares how its kernel takes them and scancheck converts a
+case into that form and the kernel's outputs back, exactly (permutations and reshapes, no arithmetic):
+
+    >>> import numpy as np
+    >>> c = Conventions(layout="B W L")
+    >>> c.to_kernel(np.zeros((2, 5, 8), np.float32), "activation", heads=1).shape
+    (2, 8, 5)
+
+- `layout`: the axis order of activations. "B L W" (the spec's), "B W L", "L B W", or heads split off the
+  width as "B H L D" or "B L H D" (D = W / H, H the case's head count). States follow: [B, W], or [B, H, D]
+  when heads are split.
+- `complex_layout` (complex kinds): "merged" ([.., Re | Im], the spec's and RecurrentGemma's),
+  "interleaved" ([.., (re, im) pairs]) or "native" (a complex64 tensor of half the width).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+
+from scancheck._architectures import Role
+
+ComplexLayout = Literal["merged", "interleaved", "native"]
+LAYOUTS = ("B L W", "B W L", "L B W", "B H L D", "B L H D")
+COMPLEX_LAYOUTS: tuple[ComplexLayout, ...] = ("merged", "interleaved", "native")
+
+
+@dataclass(frozen=True)
+class Conventions:
+    """How a kernel takes its tensors; every conversion is exact and has an inverse."""
+
+    layout: str = "B L W"
+    complex_layout: ComplexLayout = "merged"
+
+    def __post_init__(self) -> None:
+        normalised = " ".join(self.layout.split())
+        if normalised not in LAYOUTS:
+            raise ValueError(f"layout '{self.layout}' is not one of: {', '.join(repr(x) for x in LAYOUTS)}")
+        object.__setattr__(self, "layout", normalised)
+        if self.complex_layout not in COMPLEX_LAYOUTS:
+            raise ValueError(f"complex_layout '{self.complex_layout}' is not one of: {', '.join(COMPLEX_LAYOUTS)}")
+
+    @property
+    def splits_heads(self) -> bool:
+        return "H" in self.layout
+
+    def to_kernel(self, spec_array: np.ndarray, role: Role, heads: int, is_complex: bool = False) -> np.ndarray:
+        """A case tensor in the spec's layout, as the kernel takes it."""
+        x = _complex_to_kernel(spec_array, self.complex_layout) if is_complex and role != "positions" else spec_array
+        if role == "activation":
+            return np.ascontiguousarray(_activation_to_kernel(x, self.layout, heads))
+        if role == "state" and self.splits_heads:
+            return np.ascontiguousarray(x.reshape(x.shape[0], heads, -1))
+        return x
+
+    def to_spec(self, kernel_array: np.ndarray, role: Role, is_complex: bool = False) -> np.ndarray:
+        """A kernel's output (or gradient), in the spec's layout: the inverse of `to_kernel`."""
+        x = kernel_array
+        if role == "activation":
+            x = _activation_to_spec(x, self.layout)
+        elif role == "state" and self.splits_heads:
+            x = x.reshape(x.shape[0], -1)
+        if is_complex and role != "positions":
+            x = _complex_to_spec(x, self.complex_layout)
+        return x
+
+
+def _activation_to_kernel(x: np.ndarray, layout: str, heads: int) -> Any:
+    b, length, width = x.shape
+    if layout == "B L W":
+        return x
+    if layout == "B W L":
+        return x.transpose(0, 2, 1)
+    if layout == "L B W":
+        return x.transpose(1, 0, 2)
+    split = x.reshape(b, length, heads, width // heads)
+    return split if layout == "B L H D" else split.transpose(0, 2, 1, 3)  # "B H L D"
+
+
+def _activation_to_spec(x: np.ndarray, layout: str) -> Any:
+    if layout == "B L W":
+        return x
+    if layout == "B W L":
+        return x.transpose(0, 2, 1)
+    if layout == "L B W":
+        return x.transpose(1, 0, 2)
+    if layout == "B H L D":
+        x = x.transpose(0, 2, 1, 3)
+    return x.reshape(x.shape[0], x.shape[1], -1)
+
+
+def _complex_to_kernel(merged: np.ndarray, layout: ComplexLayout) -> np.ndarray:
+    if layout == "merged":
+        return merged
+    half = merged.shape[-1] // 2
+    re, im = merged[..., :half], merged[..., half:]
+    if layout == "native":
+        return (re.astype(np.float32) + 1j * im.astype(np.float32)).astype(np.complex64)
+    return np.stack([re, im], axis=-1).reshape(*merged.shape)
+
+
+def _complex_to_spec(x: np.ndarray, layout: ComplexLayout) -> np.ndarray:
+    if layout == "merged":
+        return x
+    if layout == "native":
+        return np.concatenate([x.real, x.imag], axis=-1)
+    pairs = x.reshape(*x.shape[:-1], -1, 2)
+    return np.concatenate([pairs[..., 0], pairs[..., 1]], axis=-1)
