@@ -35,13 +35,31 @@ done
 
 if [ ${#missing[@]} -eq 0 ]; then
   echo "bootstrap: all ${#packages[@]} packages present"
-  exit 0
+else
+  echo "bootstrap: installing ${missing[*]}"
+  sudo_cmd=()
+  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get update -qq
+  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  echo "bootstrap: Debian packages done"
 fi
 
-echo "bootstrap: installing ${missing[*]}"
-sudo_cmd=()
-[ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
-export DEBIAN_FRONTEND=noninteractive
-"${sudo_cmd[@]}" apt-get update -qq
-"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-echo "bootstrap: done"
+# The Python side (python/): the virtual environment .venv at the repository root, every version from
+# python/constraints.txt (PyPI), the package itself installed editable. Remade only when the pins change;
+# SCANCHECK_NO_PYTHON=1 skips it (ctest then reports the Python tests as skipped).
+[ "${SCANCHECK_NO_PYTHON:-0}" = 1 ] && exit 0
+cd "$(dirname "$0")/.."
+pins=$(cat python/constraints.txt python/requirements-dev.txt python/pyproject.toml | sha256sum | cut -d' ' -f1)
+if [ "$(cat .venv/.scancheck-pins 2>/dev/null)" = "$pins" ]; then
+  echo "bootstrap: .venv up to date"
+  exit 0
+fi
+echo "bootstrap: making .venv from python/constraints.txt (torch and its CUDA libraries: about 5 GB)"
+start=$(date +%s)
+rm -rf .venv
+python3 -m venv .venv
+.venv/bin/pip install -q --disable-pip-version-check -c python/constraints.txt -r python/requirements-dev.txt
+PIP_CONSTRAINT=$PWD/python/constraints.txt .venv/bin/pip install -q --disable-pip-version-check --no-deps -e python
+echo "$pins" >.venv/.scancheck-pins
+echo "bootstrap: .venv done in $(( $(date +%s) - start )) s"

@@ -49,7 +49,9 @@ void parallel_for(std::int64_t n, const std::function<void(std::int64_t)>& body)
   const std::int64_t cores = std::max(1u, std::thread::hardware_concurrency());
   const std::int64_t threads = std::clamp<std::int64_t>(n / grain, 1, cores);
   const auto run = [&](std::int64_t k) {
-    for (std::int64_t i = n * k / threads; i < n * (k + 1) / threads; ++i) body(i);
+    // The bounds are hoisted: body is opaque, so a bound in the loop condition is divided anew every step.
+    const std::int64_t first = n * k / threads, end = n * (k + 1) / threads;
+    for (std::int64_t i = first; i < end; ++i) body(i);
   };
   std::vector<std::jthread> pool;
   for (std::int64_t k = 1; k < threads; ++k) pool.emplace_back(run, k);

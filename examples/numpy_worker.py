@@ -1,27 +1,32 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""A scancheck worker in Python with numpy (../shared/spec/foreign-backends.md, worker protocol 1).
+"""A scancheck worker in numpy, on the scancheck Python library (python/, docs/python.md).
 
-It implements the real affine scan and the RG-LRU layer (recurrences.md sections 1 and 2) in float32, the
-way a model author writes them with numpy: batched over (B, W), a Python loop over time, the gate
-projections as einsum, numerically stable sigmoid and softplus, q = -expm1(2 log a), sigma' = sigma(z)
-sigma(-z). Run it under scancheck:
+The real affine scan and the RG-LRU layer (recurrences.md sections 1 and 2) in float32, the way a model
+author writes them with numpy: batched over (B, W), a Python loop over time, the gate projections as einsum,
+numerically stable sigmoid and softplus, q = -expm1(2 log a), sigma' = sigma(z) sigma(-z), and the backward
+by hand (numpy has no autodiff). The library serves them (worker protocol 1); this file holds only the math:
 
     scancheck fuzz --worker 'python3 examples/numpy_worker.py' --backends 'numpy:*' --cases 200
 
-`--misbehave` adds backends that go wrong on purpose, to see scancheck's verdicts:
+(with PYTHONPATH=python/src from a checkout, or after `pip install ./python`). `--misbehave` adds backends
+that go wrong on purpose, to see scancheck's verdicts:
     numpy:rglru/dh_last_ignored@fp32    a plausible bug: the backward drops dh_last       (fail, shrunk)
     numpy:rglru/crashes_when_long@fp32  segfaults when L > 1000                          (fault)
     numpy:rglru/hangs_when_long@fp32    never answers when L > 1000                      (timeout)
-    numpy:rglru/refuses_odd_batch@fp32  answers ok: false when B is odd                  (error)
+    numpy:rglru/refuses_odd_batch@fp32  raises when B is odd                             (error)
 """
-import json
 import os
 import signal
 import sys
 import time
 
 import numpy as np
+
+import scancheck
+import scancheck.worker
+
+SCANCHECK_PROVIDER = "numpy"
 
 F32 = np.float32
 
@@ -36,16 +41,6 @@ def sigmoid_pair(z):
 
 def softplus(z):
     return np.maximum(z, F32(0)) + np.log1p(np.exp(-np.abs(z)))
-
-
-def load_case(case_dir):
-    with open(os.path.join(case_dir, "case.json")) as f:
-        meta = json.load(f)
-    tensors = {}
-    for name in os.listdir(case_dir):
-        if name.endswith(".npy"):
-            tensors[name[:-4]] = np.load(os.path.join(case_dir, name))
-    return meta, tensors
 
 
 def reverse_scan(decay, cotangent, dh_last):
@@ -79,45 +74,40 @@ def shifted(h, h0):
     return prev
 
 
-def run_scan(meta, t, backward):
-    a, b, h0 = t["a"], t["b"], t.get("h0")
+def scan_backward(a, b, h0, dh, dh_last=None):
     h = forward_scan(a, b, h0)
-    out = {"h": h, "h_last": h[:, -1]}
-    if backward:
-        g = reverse_scan(a, t["dh"], t.get("dh_last"))
-        out.update(db=g, da=g * shifted(h, h0), dh0=a[:, 0] * g[:, 0])
-    return out
+    g = reverse_scan(a, dh, dh_last)
+    return {"b": g, "a": g * shifted(h, h0), "h0": a[:, 0] * g[:, 0]}
 
 
-def run_rglru(meta, t, backward, bug=None):
-    x, pos, h0 = t["x"], t["segment_pos"], t.get("h0")
+def rglru(x, segment_pos, h0, a_param, input_gate_w, input_gate_b, a_gate_w, a_gate_b, heads, sqrt_gradient,
+          dy=None, dh_last=None):
+    """The forward (y) and, given dy, the gradients by input name."""
     B, L, W = x.shape
-    H = meta["heads"]
+    H = heads
     K = W // H
     xh = x.reshape(B, L, H, K)
 
     def gate(w, bias):
         return (np.einsum("blhi,hij->blhj", xh, w) + bias).reshape(B, L, W).astype(F32)
 
-    gx, gx_neg = sigmoid_pair(gate(t["input_gate_w"], t["input_gate_b"]))
-    ga, ga_neg = sigmoid_pair(gate(t["a_gate_w"], t["a_gate_b"]))
-    s = softplus(t["a_param"])
+    gx, gx_neg = sigmoid_pair(gate(input_gate_w, input_gate_b))
+    ga, ga_neg = sigmoid_pair(gate(a_gate_w, a_gate_b))
+    s = softplus(a_param)
     log_a = F32(-8) * ga * s
     a = np.exp(log_a)
     q = -np.expm1(F32(2) * log_a)
-    reset = (pos == 0)[:, :, None]
+    reset = (segment_pos == 0)[:, :, None]
     m = np.where(reset, F32(1), np.sqrt(q))
     at = np.where(reset, F32(0), a)
     h = forward_scan(at, x * gx * m, h0)
-    out = {"y": h, "h_last": h[:, -1]}
-    if not backward:
-        return out
-    dh_last = None if bug == "dh_last_ignored" else t.get("dh_last")
-    g = reverse_scan(at, t["dy"], dh_last)
+    if dy is None:
+        return h
+    g = reverse_scan(at, dy, dh_last)
     d_at = g * shifted(h, h0)
     dgx, dm, dx = g * x * m, g * x * gx, g * gx * m
     two_sqrt_q = F32(2) * np.sqrt(q)
-    if meta["sqrt_gradient"] == "bounded":
+    if sqrt_gradient == "bounded":
         two_sqrt_q = np.maximum(two_sqrt_q, F32(1e-3))
     with np.errstate(divide="ignore", invalid="ignore"):
         dq = np.where(reset, F32(0), dm / two_sqrt_q)
@@ -125,68 +115,57 @@ def run_rglru(meta, t, backward, bug=None):
     dga = F32(-8) * s * dlog_a
     dzx = (dgx * gx * gx_neg).reshape(B, L, H, K)
     dza = (dga * ga * ga_neg).reshape(B, L, H, K)
-    wx, wa = t["input_gate_w"], t["a_gate_w"]
+    wx, wa = input_gate_w, a_gate_w
     dx = dx + (np.einsum("blhj,hij->blhi", dzx, wx) + np.einsum("blhj,hij->blhi", dza, wa)).reshape(B, L, W)
-    sig_param, _ = sigmoid_pair(t["a_param"])
-    out.update(
-        dx=dx,
-        dh0=at[:, 0] * g[:, 0],
-        d_a_param=sig_param * (F32(-8) * ga * dlog_a).sum(axis=(0, 1)),
-        d_input_gate_w=np.einsum("blhi,blhj->hij", xh, dzx),
-        d_input_gate_b=dzx.sum(axis=(0, 1)),
-        d_a_gate_w=np.einsum("blhi,blhj->hij", xh, dza),
-        d_a_gate_b=dza.sum(axis=(0, 1)),
-    )
-    return out
+    sig_param, _ = sigmoid_pair(a_param)
+    return {
+        "x": dx,
+        "h0": at[:, 0] * g[:, 0],
+        "a_param": sig_param * (F32(-8) * ga * dlog_a).sum(axis=(0, 1)),
+        "input_gate_w": np.einsum("blhi,blhj->hij", xh, dzx),
+        "input_gate_b": dzx.sum(axis=(0, 1)),
+        "a_gate_w": np.einsum("blhi,blhj->hij", xh, dza),
+        "a_gate_b": dza.sum(axis=(0, 1)),
+    }
 
 
-def declared(misbehave):
-    backends = [
-        {"variant": "sequential", "architecture": "scan", "io_dtype": "float32"},
-        {"variant": "textbook", "architecture": "rglru", "io_dtype": "float32"},
-    ]
-    if misbehave:
-        for variant in ("dh_last_ignored", "crashes_when_long", "hangs_when_long", "refuses_odd_batch"):
-            backends.append({"variant": variant, "architecture": "rglru", "io_dtype": "float32"})
-    return backends
+def misbehaving(variant):
+    """The RG-LRU with one deliberate fault: a dropped dh_last, a crash, a hang, or a refusal."""
+
+    def misbehave(x):
+        B, L = x.shape[:2]
+        if variant == "crashes_when_long" and L > 1000:
+            os.kill(os.getpid(), signal.SIGSEGV)
+        if variant == "hangs_when_long" and L > 1000:
+            while True:
+                time.sleep(60)
+        if variant == "refuses_odd_batch" and B % 2 == 1:
+            raise ValueError(f"B = {B}: this kernel needs an even batch")
+
+    def forward(x, segment_pos, h0, a_param, input_gate_w, input_gate_b, a_gate_w, a_gate_b, heads, sqrt_gradient):
+        misbehave(x)
+        return rglru(x, segment_pos, h0, a_param, input_gate_w, input_gate_b, a_gate_w, a_gate_b, heads,
+                     sqrt_gradient)
+
+    def backward(dy, dh_last=None, **inputs):
+        return rglru(**inputs, dy=dy, dh_last=None if variant == "dh_last_ignored" else dh_last)
+
+    return scancheck.backend("rglru", variant=variant, framework="numpy", backward=backward)(forward)
 
 
-def run(request):
-    variant = request["backend"].split("@")[0]
-    meta, tensors = load_case(request["case"])
-    B, L = tensors["x" if "x" in tensors else "a"].shape[:2]
-    if variant == "crashes_when_long" and L > 1000:
-        os.kill(os.getpid(), signal.SIGSEGV)
-    if variant == "hangs_when_long" and L > 1000:
-        while True:
-            time.sleep(60)
-    if variant == "refuses_odd_batch" and B % 2 == 1:
-        return {"ok": False, "error": f"B = {B}: this kernel needs an even batch"}
-    if meta["architecture"] == "scan":
-        outputs = run_scan(meta, tensors, backward=True)
-    else:
-        outputs = run_rglru(meta, tensors, backward=True, bug=variant)
-    for name, value in outputs.items():
-        np.save(os.path.join(request["out"], name + ".npy"), np.ascontiguousarray(value, dtype=F32))
-    return {"ok": True}
+@scancheck.backend("scan", variant="sequential", framework="numpy", backward=scan_backward)
+def sequential(a, b, h0):
+    return forward_scan(a, b, h0)
 
 
-def main():
-    misbehave = "--misbehave" in sys.argv[1:]
-    for line in sys.stdin:
-        request = json.loads(line)
-        if request["op"] == "hello":
-            answer = {"protocol": 1, "provider": "numpy", "backends": declared(misbehave)}
-        elif request["op"] == "run":
-            try:
-                answer = run(request)
-            except Exception as e:  # a bug of ours: say so, keep serving
-                answer = {"ok": False, "error": f"{type(e).__name__}: {e}"}
-            answer["id"] = request["id"]
-        else:  # bye
-            return
-        print(json.dumps(answer), flush=True)
+@scancheck.backend("rglru", variant="textbook", framework="numpy", backward=lambda dy, dh_last=None, **inputs: rglru(
+    **inputs, dy=dy, dh_last=dh_last))
+def textbook(x, segment_pos, h0, a_param, input_gate_w, input_gate_b, a_gate_w, a_gate_b, heads, sqrt_gradient):
+    return rglru(x, segment_pos, h0, a_param, input_gate_w, input_gate_b, a_gate_w, a_gate_b, heads, sqrt_gradient)
 
+
+MISBEHAVING = [misbehaving(v) for v in ("dh_last_ignored", "crashes_when_long", "hangs_when_long",
+                                         "refuses_odd_batch")] if "--misbehave" in sys.argv[1:] else []
 
 if __name__ == "__main__":
-    main()
+    sys.exit(scancheck.worker.serve_module(sys.modules[__name__]))

@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""A scancheck worker in PyTorch (../shared/spec/foreign-backends.md, worker protocol 1).
+"""A scancheck worker in PyTorch, on the scancheck Python library (python/, docs/python.md).
 
 The RG-LRU layer and its complex variant (recurrences.md sections 2 and 3) the way a model author writes
-them in PyTorch: the forward in float32 tensor operations with a loop over time, the backward by autograd
-(torch.autograd.grad of <y, dy> + <h_last, dh_last>), bfloat16 io by rounding the io tensors (y, dx) once
-at the end. q = -expm1(2 log a) (recurrences.md section 5: the literal 1 - exp(2 log a) cancels), the
-sqrt-gradient convention by a custom autograd function, PyTorch's own sigmoid and softplus.
+them in PyTorch: the forward in float32 tensor operations with a loop over time, the backward by autograd,
+bfloat16 io by taking x and dy as bfloat16 tensors and rounding y to bfloat16 at the end. q = -expm1(2 log a)
+(recurrences.md section 5: the literal 1 - exp(2 log a) cancels), the sqrt-gradient convention by a custom
+autograd function, PyTorch's own sigmoid and softplus. The library serves them (worker protocol 1); this file
+holds only the math:
 
     scancheck fuzz --worker 'python3 examples/torch_worker.py' --backends 'torch:*' --cases 200
 
@@ -14,13 +15,16 @@ sqrt-gradient convention by a custom autograd function, PyTorch's own sigmoid an
 formulations"): the accepted `sigmoid_pair` (sigma' as sigma(z) sigma(-z) in a custom autograd function),
 `stable_softplus` (max(z, 0) + log1p(exp(-|z|)) instead of PyTorch's identity above 20), and the rejected
 `q_literal` (q = 1 - exp(2 log a): cancels) and `softplus_naive` (log(1 + exp(z)): overflows).
+`rg_lru(..., scan=...)` takes another scan of the same signature (a Triton kernel's, for instance).
 """
-import json
-import os
 import sys
 
-import numpy as np
 import torch
+
+import scancheck
+import scancheck.worker
+
+SCANCHECK_PROVIDER = "torch"
 
 torch.set_num_threads(1)  # one run at a time on a shared machine; the kernel is not what is measured
 
@@ -62,104 +66,68 @@ def softplus(z, variant):
     return torch.nn.functional.softplus(z)
 
 
-def load_case(case_dir):
-    with open(os.path.join(case_dir, "case.json")) as f:
-        meta = json.load(f)
-    t = {}
-    for name in os.listdir(case_dir):
-        if name.endswith(".npy"):
-            t[name[:-4]] = torch.from_numpy(np.load(os.path.join(case_dir, name)))
-    return meta, t
-
-
-def rg_lru(meta, t, complex_, variant="autograd"):
-    """Forward of rglru or complex_rglru; returns the (y, h_last) tensors and the leaves to differentiate."""
-    leaves = {k: v.clone().requires_grad_(True) for k, v in t.items()
-              if k in ("x", "h0", "a_param", "a_imag_param", "input_gate_w", "input_gate_b", "a_gate_w",
-                       "a_gate_b")}
-    x = leaves["x"]
-    B, L, W = x.shape
-    H = meta["heads"]
-    xh = x.view(B, L, H, W // H)
-    zx = torch.einsum("blhi,hij->blhj", xh, leaves["input_gate_w"]) + leaves["input_gate_b"]
-    za = torch.einsum("blhi,hij->blhj", xh, leaves["a_gate_w"]) + leaves["a_gate_b"]
-    sigmoid = SigmoidPair.apply if variant == "sigmoid_pair" else torch.sigmoid
-    gx, ga = sigmoid(zx).reshape(B, L, -1), sigmoid(za).reshape(B, L, -1)
-    log_a = -8.0 * ga * softplus(leaves["a_param"], variant)
-    reset = (t["segment_pos"] == 0).unsqueeze(-1)
-    q = 1 - torch.exp(2 * log_a) if variant == "q_literal" else -torch.expm1(2 * log_a)
-    q = torch.where(reset, torch.ones_like(log_a), q)  # no sqrt'(0) behind a reset
-    root = SqrtBoundedGradient.apply(q) if meta["sqrt_gradient"] == "bounded" else torch.sqrt(q)
-    m = torch.where(reset, torch.ones_like(root), root)
-    if complex_:
-        Wc = W // 2
-        phi = leaves["a_imag_param"] * ga
-        a = torch.complex(torch.exp(log_a) * torch.cos(phi), torch.exp(log_a) * torch.sin(phi))
-        xin = torch.complex(x[..., :Wc], x[..., Wc:])
-        h = torch.complex(leaves["h0"][:, :Wc], leaves["h0"][:, Wc:])
-    else:
-        a, xin = torch.exp(log_a), x
-        h = leaves["h0"]
-    at = torch.where(reset, torch.zeros_like(a), a)
-    u = xin * gx * m
-    states = []
-    for step in range(L):
+def sequential_scan(at, u, h0):
+    """h_t = at_t h_{t-1} + u_t over [B, L, W], a Python loop over time (autograd records every step)."""
+    h, states = h0, []
+    for step in range(u.shape[1]):
         h = at[:, step] * h + u[:, step]
         states.append(h)
-    hs = torch.stack(states, dim=1)
-    if complex_:
-        y, h_last = torch.cat([hs.real, hs.imag], dim=-1), torch.cat([h.real, h.imag], dim=-1)
+    return torch.stack(states, dim=1)
+
+
+def rg_lru(x, segment_pos, h0, a_param, input_gate_w, input_gate_b, a_gate_w, a_gate_b, a_imag_param=None, *,
+           heads, sqrt_gradient, variant="autograd", scan=sequential_scan):
+    """(y, h_last) of rglru, or of complex_rglru when a_imag_param is given (merged [Re | Im] layout)."""
+    io_dtype = x.dtype
+    x = x.float()
+    B, L, W = x.shape
+    xh = x.view(B, L, heads, W // heads)
+    zx = torch.einsum("blhi,hij->blhj", xh, input_gate_w) + input_gate_b
+    za = torch.einsum("blhi,hij->blhj", xh, a_gate_w) + a_gate_b
+    sigmoid = SigmoidPair.apply if variant == "sigmoid_pair" else torch.sigmoid
+    gx, ga = sigmoid(zx).reshape(B, L, -1), sigmoid(za).reshape(B, L, -1)
+    log_a = -8.0 * ga * softplus(a_param, variant)
+    reset = (segment_pos == 0).unsqueeze(-1)
+    q = 1 - torch.exp(2 * log_a) if variant == "q_literal" else -torch.expm1(2 * log_a)
+    q = torch.where(reset, torch.ones_like(log_a), q)  # no sqrt'(0) behind a reset
+    root = SqrtBoundedGradient.apply(q) if sqrt_gradient == "bounded" else torch.sqrt(q)
+    m = torch.where(reset, torch.ones_like(root), root)
+    if a_imag_param is not None:
+        Wc = W // 2
+        phi = a_imag_param * ga
+        a = torch.complex(torch.exp(log_a) * torch.cos(phi), torch.exp(log_a) * torch.sin(phi))
+        xin, state = torch.complex(x[..., :Wc], x[..., Wc:]), torch.complex(h0[:, :Wc], h0[:, Wc:])
     else:
-        y, h_last = hs, h
-    return y, h_last, leaves
+        a, xin, state = torch.exp(log_a), x, h0
+    at = torch.where(reset, torch.zeros_like(a), a)
+    hs = scan(at, xin * gx * m, state)
+    y = torch.cat([hs.real, hs.imag], dim=-1) if a_imag_param is not None else hs
+    return y.to(io_dtype), y[:, -1]  # bfloat16 io: y is stored rounded; h_last is a float32 state
 
 
-def run(request):
-    meta, t = load_case(request["case"])
-    complex_ = meta["architecture"] == "complex_rglru"
-    if "h0" not in t:  # a zero initial state: the same forward, and dh0 is its gradient
-        t["h0"] = torch.zeros(t["x"].shape[0], t["x"].shape[2], dtype=torch.float32)
-    y, h_last, leaves = rg_lru(meta, t, complex_, request["backend"].split("@")[0])
-    loss = (y * t["dy"]).sum()
-    if "dh_last" in t:
-        loss = loss + (h_last * t["dh_last"]).sum()
-    names = list(leaves)
-    grads = torch.autograd.grad(loss, [leaves[n] for n in names], allow_unused=True)
-    out = {"y": y.detach(), "h_last": h_last.detach()}
-    gradient_names = {"x": "dx", "h0": "dh0", "a_param": "d_a_param", "a_imag_param": "d_a_imag_param",
-                      "input_gate_w": "d_input_gate_w", "input_gate_b": "d_input_gate_b",
-                      "a_gate_w": "d_a_gate_w", "a_gate_b": "d_a_gate_b"}
-    for name, g in zip(names, grads):
-        out[gradient_names[name]] = g if g is not None else torch.zeros_like(leaves[name])
-    if meta["io_dtype"] == "bfloat16":  # io tensors are stored in bfloat16, states and parameters in float32
-        for name in ("y", "dx"):
-            out[name] = out[name].to(torch.bfloat16).to(torch.float32)
-    for name, value in out.items():
-        np.save(os.path.join(request["out"], name + ".npy"), value.detach().to(torch.float32).contiguous().numpy())
-    return {"ok": True}
+def declare(architecture, io_dtype, variant):
+    """One backend: rglru or complex_rglru in one io dtype and formulation."""
+
+    def rglru_kernel(x, segment_pos, h0, a_param, input_gate_w, input_gate_b, a_gate_w, a_gate_b, heads,
+                     sqrt_gradient):
+        return rg_lru(x, segment_pos, h0, a_param, input_gate_w, input_gate_b, a_gate_w, a_gate_b,
+                      heads=heads, sqrt_gradient=sqrt_gradient, variant=variant)
+
+    def complex_rglru_kernel(x, segment_pos, h0, a_param, input_gate_w, input_gate_b, a_gate_w, a_gate_b,
+                             a_imag_param, heads, sqrt_gradient):
+        return rg_lru(x, segment_pos, h0, a_param, input_gate_w, input_gate_b, a_gate_w, a_gate_b, a_imag_param,
+                      heads=heads, sqrt_gradient=sqrt_gradient, variant=variant)
+
+    kernel = complex_rglru_kernel if architecture == "complex_rglru" else rglru_kernel
+    return scancheck.backend(architecture, variant=variant, io_dtype=io_dtype, framework="torch")(kernel)
 
 
-def main():
-    backends = [{"variant": "autograd", "architecture": arch, "io_dtype": dtype}
-                for arch in ("rglru", "complex_rglru") for dtype in ("float32", "bfloat16")]
-    if "--formulations" in sys.argv[1:]:
-        backends += [{"variant": variant, "architecture": "rglru", "io_dtype": dtype}
-                     for variant in ("sigmoid_pair", "stable_softplus", "q_literal", "softplus_naive")
-                     for dtype in ("float32", "bfloat16")]
-    for line in sys.stdin:
-        request = json.loads(line)
-        if request["op"] == "hello":
-            answer = {"protocol": 1, "provider": "torch", "backends": backends}
-        elif request["op"] == "run":
-            try:
-                answer = run(request)
-            except Exception as e:  # a bug of ours: say so, keep serving
-                answer = {"ok": False, "error": f"{type(e).__name__}: {e}"}
-            answer["id"] = request["id"]
-        else:
-            return
-        print(json.dumps(answer), flush=True)
-
+BACKENDS = [declare(arch, dtype, "autograd") for arch in ("rglru", "complex_rglru")
+            for dtype in ("float32", "bfloat16")]
+if "--formulations" in sys.argv[1:]:
+    BACKENDS += [declare("rglru", dtype, variant) for variant in ("sigmoid_pair", "stable_softplus", "q_literal",
+                                                                  "softplus_naive")
+                 for dtype in ("float32", "bfloat16")]
 
 if __name__ == "__main__":
-    main()
+    sys.exit(scancheck.worker.serve_module(sys.modules[__name__]))

@@ -37,73 +37,64 @@ bool restarts(const ChannelScan<F>& s, std::int64_t t) {
   return (s.reset && s.reset[t]) || (t == 0 && !s.h0);
 }
 
-//! The order-free bounds of a forward scan already evaluated in `h` (order_free_bound.hpp).
-template <class F>
-void bound_every_order_forward(const ChannelScan<F>& s, const F* b, F* h, TermSums* sums) {
-  TermSums prev = s.h0 ? input_sums(*s.h0) : TermSums{};
-  for (std::int64_t t = 0; t < s.length; ++t) {
-    const std::int64_t i = t * s.stride;
-    const TermSums here = restarts(s, t) ? input_sums(b[i])
-                                         : step_sums(prev, s.a[i], b[i],
-                                                     magnitude(t == 0 ? *s.h0 : h[i - s.stride]), s.length);
-    h[i] = widened(h[i], scan_bound<F>(here, s.length));
-    if (sums) sums[i] = here;
-    prev = here;
-  }
-}
-
-//! h[t*stride] = h_t for t = 0..L-1.
+//! h[t*stride] = h_t for t = 0..L-1. Over a bounded field the recurrence carries the sequential order's
+//! values and bounds, and each stored element is widened to its order-free bound as it is written: one pass.
 template <class F>
 void scan_forward(const ChannelScan<F>& s, const F* b, F* h, TermSums* sums = nullptr) {
+  if (s.length == 0) return;
+  F state = b[0];  // h_{t-1} as the recurrence carries it (unwidened)
+  TermSums state_sums{};
+  if constexpr (admits_every_order_v<F>)
+    if (s.h0) state_sums = input_sums(*s.h0);
   for (std::int64_t t = 0; t < s.length; ++t) {
     const std::int64_t i = t * s.stride;
-    if (restarts(s, t)) {
-      h[i] = b[i];
-    } else {
-      const F& prev = t == 0 ? *s.h0 : h[i - s.stride];
-      h[i] = s.a[i] * prev + b[i];
+    const bool fresh = restarts(s, t);
+    if constexpr (admits_every_order_v<F>) {
+      const double prev_magnitude = fresh ? 0.0 : magnitude(t == 0 ? *s.h0 : state);
+      state_sums = fresh ? input_sums(b[i]) : step_sums(state_sums, s.a[i], b[i], prev_magnitude, s.length);
     }
-  }
-  if constexpr (admits_every_order_v<F>) bound_every_order_forward(s, b, h, sums);
-}
-
-//! The order-free bounds of a reverse scan already evaluated in `g`. dh_last enters like an initial state
-//! (g_{L-1} = dh_{L-1} + 1 * dh_last, as kernels scan it).
-template <class F>
-void bound_every_order_backward(const ChannelScan<F>& s, const F* dh, const F* dh_last, F* g, TermSums* sums) {
-  TermSums next = dh_last ? input_sums(*dh_last) : TermSums{};
-  for (std::int64_t t = s.length - 1; t >= 0; --t) {
-    const std::int64_t i = t * s.stride;
-    const bool last = t == s.length - 1;
-    TermSums here;
-    if ((last && !dh_last) || (!last && s.reset && s.reset[t + 1]))
-      here = input_sums(dh[i]);
-    else
-      here = step_sums(next, last ? F(1) : conj(s.a[i + s.stride]), dh[i],
-                       magnitude(last ? *dh_last : g[i + s.stride]), s.length);
-    g[i] = widened(g[i], scan_bound<F>(here, s.length));
-    if (sums) sums[i] = here;
-    next = here;
+    state = fresh ? b[i] : s.a[i] * (t == 0 ? *s.h0 : state) + b[i];
+    if constexpr (admits_every_order_v<F>) {
+      h[i] = widened(state, scan_bound<F>(state_sums, s.length));
+      if (sums) sums[i] = state_sums;
+    } else {
+      h[i] = state;
+    }
   }
 }
 
 //! The reverse scan: g_{L-1} = dh_{L-1} + dh_last, g_t = dh_t + conj(a_{t+1}) g_{t+1}. Also returns the
-//! cotangent of h_{-1}: dh0 = conj(a_0) g_0 (zero after a reset at t = 0).
+//! cotangent of h_{-1}: dh0 = conj(a_0) g_0 (zero after a reset at t = 0). Bounds as in scan_forward;
+//! dh_last enters like an initial state (g_{L-1} = dh_{L-1} + 1 * dh_last, as kernels scan it).
 template <class F>
 F scan_backward(const ChannelScan<F>& s, const F* dh, const F* dh_last, F* g, TermSums* sums = nullptr) {
+  if (s.length == 0) return F(0);
+  F carry = dh[0];  // g_{t+1} as the recurrence carries it (unwidened)
+  TermSums carry_sums{};
+  if constexpr (admits_every_order_v<F>)
+    if (dh_last) carry_sums = input_sums(*dh_last);
   for (std::int64_t t = s.length - 1; t >= 0; --t) {
     const std::int64_t i = t * s.stride;
-    if (t == s.length - 1) {
-      g[i] = dh_last ? dh[i] + *dh_last : dh[i];
-    } else if (s.reset && s.reset[t + 1]) {
-      g[i] = dh[i];
+    const bool last = t == s.length - 1;
+    const bool fresh = (last && !dh_last) || (!last && s.reset && s.reset[t + 1]);
+    if constexpr (admits_every_order_v<F>) {
+      if (fresh)
+        carry_sums = input_sums(dh[i]);
+      else if (last)
+        carry_sums = step_sums(carry_sums, F(1), dh[i], magnitude(*dh_last), s.length);
+      else
+        carry_sums = step_sums(carry_sums, conj(s.a[i + s.stride]), dh[i], magnitude(carry), s.length);
+    }
+    carry = fresh ? dh[i] : last ? dh[i] + *dh_last : dh[i] + conj(s.a[i + s.stride]) * carry;
+    if constexpr (admits_every_order_v<F>) {
+      g[i] = widened(carry, scan_bound<F>(carry_sums, s.length));
+      if (sums) sums[i] = carry_sums;
     } else {
-      g[i] = dh[i] + conj(s.a[i + s.stride]) * g[i + s.stride];
+      g[i] = carry;
     }
   }
-  if constexpr (admits_every_order_v<F>) bound_every_order_backward(s, dh, dh_last, g, sums);
   if (s.reset && s.reset[0]) return F(0);
-  return conj(s.a[0]) * g[0];
+  return conj(s.a[0]) * g[0];  // g_0 with its order-free bound
 }
 
 }  // namespace scancheck::ref

@@ -29,6 +29,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
@@ -59,7 +60,8 @@ struct TermSums {
 //! Kogge-Stone adds ceil(log2 L), Blelloch 2 ceil(log2 L), trees in blocks of C with tree carries
 //! 2 (ceil(log2 C) + ceil(log2 L/C)) <= 2 ceil(log2 L) + 2, chunk-local scans plus carries 1.
 inline double extra_additions(std::int64_t length) {
-  return 2 * std::ceil(std::log2(static_cast<double>(std::max<std::int64_t>(length, 2)))) + 4;
+  // ceil(log2 L) = bit_width(L - 1), exactly and without a logarithm: this runs once per element.
+  return 2.0 * std::bit_width(static_cast<std::uint64_t>(std::max<std::int64_t>(length, 2) - 1)) + 4;
 }
 
 //! The roundings of one field: a product's error is at most `product` u times its exact magnitude. A complex

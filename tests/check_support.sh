@@ -4,6 +4,11 @@
 # executable) and $work (a scratch directory) where expect_bad_input is used.
 failures=0
 passed=0
+
+# The example workers (examples/*_worker.py) are written on the scancheck Python library; run them from the
+# checkout, as docs/python.md does without `pip install`.
+PYTHONPATH="$(cd "$(dirname "${BASH_SOURCE[0]}")/../python/src" && pwd)${PYTHONPATH:+:$PYTHONPATH}"
+export PYTHONPATH
 pass() { passed=$((passed + 1)); }
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 

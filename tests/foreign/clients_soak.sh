@@ -6,6 +6,7 @@
 set -uo pipefail
 bin=$1
 src=$2
+export PYTHONPATH="$src/python/src${PYTHONPATH:+:$PYTHONPATH}"  # the example workers use the scancheck library
 python=/usr/bin/python3
 "$python" -c 'import numpy, torch' 2>/dev/null || { echo "SKIP: $python lacks numpy or torch"; exit 77; }
 work=$(mktemp -d)

@@ -110,7 +110,7 @@ PY
 
 # Worker protocol answers: the example workers' hellos, constraints, run answers, and broken lines.
 w=$corpus/worker_protocol_fuzz
-echo '{"op":"hello","protocol":1}' | "$py" "$here/../../examples/numpy_worker.py" | head -1 >"$w/numpy-hello"
+echo '{"op":"hello","protocol":1}' | PYTHONPATH="$here/../../python/src" "$py" "$here/../../examples/numpy_worker.py" | head -1 >"$w/numpy-hello"
 printf '%s\n' '{"protocol": 1, "provider": "torch", "backends": [{"variant": "autograd", "architecture": "rglru", "io_dtype": "bfloat16", "passes": ["forward"], "deterministic": false, "constraints": {"width_multiple": 8, "max_width": 4096, "max_length": 65536, "max_batch": 8, "heads": [1, 2, 4], "sqrt_gradient": ["bounded"], "h0": true, "dh_last": false, "resets": true}}]}' >"$w/constraints-hello"
 printf '%s\n' '{"protocol": 2, "provider": "x", "backends": []}' >"$w/protocol-2"
 printf '%s\n' '{"protocol": 1, "provider": "Bad Name", "backends": []}' >"$w/bad-provider"

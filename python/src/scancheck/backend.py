@@ -87,12 +87,6 @@ class Backend:
         return tuple(inspect.signature(self.kernel).parameters)
 
     @property
-    def takes_h0_always(self) -> bool:
-        """The kernel's h0 parameter has no default: a case without h0 gives it a zero state."""
-        parameter = inspect.signature(self.kernel).parameters.get("h0")
-        return parameter is not None and parameter.default is inspect.Parameter.empty
-
-    @property
     def token(self) -> str:
         """`variant@dtype`: the name a worker serves this backend by."""
         return f"{self.variant}@{_DTYPE_TOKENS[self.io_dtype]}"
@@ -167,10 +161,9 @@ def _evaluate(b: Backend, case: _Case) -> tuple[dict[str, np.ndarray], Timings]:
         x = conv.to_kernel(case.tensors[name], t.role, case.heads, spec.is_complex and t.role != "parameter")
         return fw.asarray(x, bfloat16=b.io_dtype == "bfloat16" and t.role == "activation" and not np.iscomplexobj(x))
 
+    if "h0" in b.parameters and "h0" not in case.tensors:
+        case.tensors["h0"] = _zero_state(case)  # no initial state is a zero one, whose gradient dh0 is judged
     inputs = {n: to_kernel(n) for n in b.parameters if n in case.tensors}
-    if "h0" in b.parameters and "h0" not in inputs and b.takes_h0_always:
-        case.tensors["h0"] = _zero_state(case)  # a case without h0 starts from zero: say so to the kernel
-        inputs["h0"] = to_kernel("h0")
     facts = {n: case.meta[n] for n in b.parameters if n in CASE_FACTS}
     time_axis = conv.layout.split().index("L")
 

@@ -6,8 +6,8 @@
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import json
+import os
 import platform
 import re
 import sys
@@ -24,24 +24,45 @@ PROTOCOL_VERSION = 1
 
 
 def load_module(target: str) -> ModuleType:
-    """Imports a Python file by path, or a module by its dotted name."""
+    """Imports a Python file by path, as pytest would (inside its package, so relative imports work), or a
+    module by its dotted name."""
     path = Path(target)
     if path.suffix == ".py" or path.exists():
         if not path.is_file():
             raise FileNotFoundError(f"no such file: {target}")
-        sys.path.insert(0, str(path.resolve().parent))  # the file's siblings import as they would under pytest
-        spec = importlib.util.spec_from_file_location(f"scancheck_worker_{path.stem}", path)
-        if spec is None or spec.loader is None:
-            raise ImportError(f"cannot import {target}")
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return module
+        root, name = _package_root(path.resolve())
+        sys.path.insert(0, str(root))
+        return importlib.import_module(name)
     return importlib.import_module(target)
 
 
+def interpret_triton_without_gpu() -> None:
+    """Without an NVIDIA GPU, Triton kernels run under Triton's interpreter (TRITON_INTERPRET=1), which
+    executes the same kernel source on the CPU; set before the kernels' module is imported (triton.jit reads
+    it then). An explicit TRITON_INTERPRET is left as it is."""
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    has_gpu = any(Path("/proc/driver/nvidia/gpus").glob("*")) and visible not in ("", "-1")
+    if not has_gpu:
+        os.environ.setdefault("TRITON_INTERPRET", "1")
+
+
+def _package_root(path: Path) -> tuple[Path, str]:
+    """The first folder above `path` that is not a package, and the file's dotted module name from there."""
+    parts, folder = [path.stem], path.parent
+    while (folder / "__init__.py").is_file():
+        parts.insert(0, folder.name)
+        folder = folder.parent
+    return folder, ".".join(parts)
+
+
 def backends_of(module: ModuleType) -> list[Backend]:
-    """The backends a module declares at its top level, in the order it declares them."""
-    found = [v for v in vars(module).values() if isinstance(v, Backend)]
+    """The backends a module declares at its top level (names, or lists and tuples of them), in order."""
+    found: list[Backend] = []
+    for value in vars(module).values():
+        if isinstance(value, Backend):
+            found.append(value)
+        elif isinstance(value, list | tuple):
+            found.extend(v for v in value if isinstance(v, Backend))
     return list({id(b): b for b in found}.values())
 
 

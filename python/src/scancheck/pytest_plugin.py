@@ -23,7 +23,7 @@ import pytest
 
 from scancheck.backend import Backend
 from scancheck.checking import REGIMES, FuzzResult, fuzz
-from scancheck.protocol import provider_of
+from scancheck.protocol import interpret_triton_without_gpu, provider_of
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -77,11 +77,14 @@ class BackendItem(pytest.Item):
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "scancheck: a scancheck backend, fuzzed with --scancheck")
+    if config.getoption("scancheck"):
+        interpret_triton_without_gpu()  # before the test modules (and their triton.jit) are imported
 
 
 def pytest_pycollect_makeitem(collector: pytest.Collector, name: str, obj: object) -> BackendItem | None:
     # A backend is a test of the module that declares it, not of every module that imports it.
-    if not isinstance(obj, Backend) or not isinstance(collector, pytest.Module):
+    # A private name (a planted bug, say) is served by the worker and scancheck_fuzz but is no test item.
+    if not isinstance(obj, Backend) or not isinstance(collector, pytest.Module) or name.startswith("_"):
         return None
     if obj.kernel.__module__ != collector.obj.__name__:
         return None

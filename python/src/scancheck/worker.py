@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 from types import ModuleType
 
-from scancheck.protocol import Server, backends_of, load_module, provider_of
+from scancheck.protocol import Server, backends_of, interpret_triton_without_gpu, load_module, provider_of
 
 
 def serve_module(module: ModuleType, provider: str | None = None, only: Sequence[str] = ()) -> int:
@@ -47,6 +47,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="serve only this backend (architecture/variant@dtype); repeatable")
     args = parser.parse_args(argv)
     sys.argv = [args.target, *(a for a in args.args if a != "--")]
+    interpret_triton_without_gpu()
     stdout, sys.stdout = sys.stdout, sys.stderr  # importing the kernels may print
     try:
         module = load_module(args.target)

@@ -106,7 +106,7 @@ def _scan_bwd_kernel(
     # carry: the cotangent entering the current chunk from the later one (g_{start+CHUNK}); none past the end.
     carry = tl.zeros([BLOCK_W], dtype=tl.float32)
     n_chunks = tl.cdiv(L, CHUNK)
-    for i in range(0, n_chunks):
+    for i in range(n_chunks):
         start = (n_chunks - 1 - i) * CHUNK
         t = start + offs_t
         mask = (t < L)[:, None] & mask_w[None, :]

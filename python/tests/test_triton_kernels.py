@@ -1,0 +1,58 @@
+"""A Triton kernel written here, checked as its author would: `pytest --scancheck` fuzzes these backends.
+
+kernels/triton_scan.py is a chunked scan with `tl.associative_scan` (chunk-local scans plus the carry times
+the cumulative decay, forward and backward); here it is declared as a scan backend, with a planted bug (the
+backward drops the last step's cotangent, so dh_last is lost), and inside the RG-LRU layer of
+examples/torch_worker.py. Without a GPU the kernels run under Triton's interpreter (the library sets
+TRITON_INTERPRET=1), whose Python loop over every element of a tile is slow: the constraints keep cases small.
+"""
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+import scancheck
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("triton")
+
+from .kernels.triton_scan import chunked_scan  # noqa: E402
+
+SCANCHECK_PROVIDER = "tritonscan"
+# What the interpreter gets through in about a second a run; a GPU takes every shape.
+INTERPRETER_BUDGET = {"max_length": 80, "max_width": 16, "max_batch": 2}
+
+
+def _torch_worker():
+    path = Path(__file__).parents[2] / "examples" / "torch_worker.py"
+    spec = importlib.util.spec_from_file_location("torch_worker_example", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@scancheck.backend("scan", variant="triton_chunk16", constraints=INTERPRETER_BUDGET)
+def triton_chunk16(a, b, h0):
+    return chunked_scan(a, b, h0, chunk=16)
+
+
+@scancheck.backend("scan", variant="triton_chunk16_drops_dh_last", constraints=INTERPRETER_BUDGET)
+def _triton_chunk16_drops_dh_last(a, b, h0):
+    return chunked_scan(a, b, h0, chunk=16, drop_last_cotangent=True)
+
+
+@scancheck.backend("rglru", variant="triton_chunk16_layer", constraints=INTERPRETER_BUDGET)
+def triton_chunk16_layer(x, segment_pos, h0, a_param, input_gate_w, input_gate_b, a_gate_w, a_gate_b, heads,
+                         sqrt_gradient):
+    return _torch_worker().rg_lru(x, segment_pos, h0, a_param, input_gate_w, input_gate_b, a_gate_w, a_gate_b,
+                                  heads=heads, sqrt_gradient=sqrt_gradient,
+                                  scan=lambda at, u, state: chunked_scan(at, u, state, chunk=16))
+
+
+def test_the_planted_bug_is_caught_with_its_cause(scancheck_fuzz):
+    result = scancheck_fuzz(_triton_chunk16_drops_dh_last, cases=40, findings="findings-triton")
+    assert not result.passed
+    (failure,) = result.failures
+    assert "where: only where dh_last matters: the run passes without it" in failure.details
+    assert failure.repro
