@@ -363,7 +363,7 @@ SANITIZE_CASES=(
   "complex_scan complex_scan/chunk16@fp32 1,33,40,1"
 )
 step_sanitizer() {
-  local sanitizer tool c arch glob shape rc t0 log line
+  local sanitizer tool c arch glob shape rc t0 log line extra
   sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   if [ ! -x "$sanitizer" ]; then
     echo "compute-sanitizer not found" >"$dir/keys"
@@ -376,7 +376,9 @@ step_sanitizer() {
       log=$dir/$tool-$arch.log
       t0=$(now)
       rc=0
-      limited "$log" "$sanitizer" --tool "$tool" --error-exitcode 99 --print-limit 20 \
+      extra=()
+      [ "$tool" = memcheck ] && extra=(--leak-check full)
+      limited "$log" "$sanitizer" --tool "$tool" "${extra[@]}" --error-exitcode 99 --print-limit 20 \
         "$bin/scancheck" check --executor "$executor" --backend "$glob" --arch "$arch" --shape "$shape" --seed 5 || rc=$?
       line=$(grep -m1 -E '(ERROR|RACECHECK) SUMMARY: [0-9]+' "$log" | sed 's/^=* *//' || true)
       # No summary line means the tool did not run the program as meant: a failure too.
@@ -504,7 +506,7 @@ device() {
 # sanitize: the full sweep (four tools, every backend of each architecture) from the stage; one call of up
 # to 8 minutes; $OUT/compute-sanitizer.md and the logs in one tarball.
 sanitize() {
-  local start tool c arch shape flags t0 log rc summary backends result status=0
+  local start tool c arch shape flags t0 log rc summary backends result extra status=0
   start=$(now)
   work=$(mktemp -d)
   trap 'rm -rf "$work"' EXIT
@@ -534,8 +536,11 @@ sanitize() {
       t0=$(now)
       log=$work/sanitize/$tool-$arch-${shape//,/x}.log
       rc=0
+      extra=()
+      [ "$tool" = memcheck ] && extra=(--leak-check full)
+      [ "$tool" = racecheck ] && extra=(--racecheck-report hazard)
       # shellcheck disable=SC2086
-      timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 20 \
+      timeout 300 compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 99 --print-limit 20 \
         "$bin/scancheck" check --executor cuda --backend "$arch/*" --arch "$arch" --shape "$shape" \
         --seed 5 $flags >"$log" 2>&1 || rc=$?
       summary=$(grep -m1 -E 'ERROR SUMMARY: [0-9]+|RACECHECK SUMMARY: [0-9]+' "$log" || echo "no summary (exit $rc)")

@@ -26,7 +26,7 @@ SMI
 cat >"$tmp/fakebin/compute-sanitizer" <<'SAN'
 #!/usr/bin/env bash
 while [ $# -gt 0 ] && [[ $1 == --* ]]; do
-  case $1 in --tool|--error-exitcode|--print-limit|--racecheck-report) shift 2 ;; *) shift ;; esac
+  case $1 in --tool|--error-exitcode|--print-limit|--racecheck-report|--leak-check) shift 2 ;; *) shift ;; esac
 done
 echo "========= COMPUTE-SANITIZER (rehearsal stand-in)"
 "$@"; rc=$?
