@@ -64,6 +64,9 @@ struct BackendInfo {
   //! The passes it computes: a forward-only backend is judged on its forward outputs alone.
   std::vector<Direction> passes{Direction::forward, Direction::backward};
   bool deterministic = true;  //!< false exempts it from the bitwise-determinism property (atomics)
+  //! Gradients it declares it does not compute (a worker's "omits": dh0 of a kernel that takes no h0); they
+  //! are not judged, and its rows say so.
+  std::vector<std::string> omits;
   BackendConstraints constraints;
   //! The command-line options that load it (`--worker 'COMMAND'`, `--plugin PATH`), for repro lines;
   //! empty for the built-ins.

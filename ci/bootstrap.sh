@@ -55,10 +55,9 @@ if [ "$(cat .venv/.scancheck-pins 2>/dev/null)" = "$pins" ]; then
   echo "bootstrap: .venv up to date"
   exit 0
 fi
-echo "bootstrap: making .venv from python/constraints.txt (torch and its CUDA libraries: about 5 GB)"
+echo "bootstrap: bringing .venv to python/constraints.txt (a fresh one fetches about 5 GB: torch's CUDA libraries)"
 start=$(date +%s)
-rm -rf .venv
-python3 -m venv .venv
+[ -x .venv/bin/python ] || python3 -m venv .venv
 .venv/bin/pip install -q --disable-pip-version-check -c python/constraints.txt -r python/requirements-dev.txt
 PIP_CONSTRAINT=$PWD/python/constraints.txt .venv/bin/pip install -q --disable-pip-version-check --no-deps -e python
 echo "$pins" >.venv/.scancheck-pins

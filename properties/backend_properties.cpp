@@ -58,7 +58,9 @@ std::vector<const BackendInfo*> sample_backends(const Case& c, std::size_t other
 //! The outputs `b` computes on `c`: those of its declared passes.
 std::vector<TensorSpec> outputs_of(const Case& c, const BackendInfo& b) {
   std::vector<TensorSpec> out = tensor_layout(c.architecture, c.shape, TensorRole::output);
-  std::erase_if(out, [&](const TensorSpec& s) { return !b.computes(s.direction); });
+  std::erase_if(out, [&](const TensorSpec& s) {
+    return !b.computes(s.direction) || std::find(b.omits.begin(), b.omits.end(), s.name) != b.omits.end();
+  });
   return out;
 }
 

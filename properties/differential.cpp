@@ -8,6 +8,7 @@
 #include <fnmatch.h>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "core/error.hpp"
 #include "properties/diagnosis.hpp"
@@ -66,12 +67,14 @@ std::optional<std::string> accuracy_note(const std::string& name, const Tensor<f
 
 BackendResult judge_outputs(std::string name, const Case& c, const Outputs& got, const ReferenceResult& reference,
                             const Outputs* baseline, const TolerancePolicy& policy,
-                            const std::vector<Direction>& passes) {
+                            const std::vector<Direction>& passes, const std::vector<std::string>& omits) {
   BackendResult r;
   r.backend = std::move(name);
   r.passes = passes;
+  r.omits = omits;
   for (const TensorSpec& spec : tensor_layout(c.architecture, c.shape, TensorRole::output)) {
     if (std::find(passes.begin(), passes.end(), spec.direction) == passes.end()) continue;
+    if (std::find(omits.begin(), omits.end(), spec.name) != omits.end()) continue;
     const auto it = got.find(spec.name);
     if (it == got.end()) {
       r.missing.push_back(spec.name);
@@ -118,6 +121,7 @@ BackendResult failed_run(const BackendInfo& backend, const BackendError& e) {
   failed.log = e.log;
   failed.attempted = e.attempted;
   failed.passes = backend.passes;
+  failed.omits = backend.omits;
   return failed;
 }
 
@@ -133,7 +137,7 @@ std::vector<std::string> diagnosis_of(const BackendInfo& b, const Case& c, const
     try {
       const Outputs baseline = run_backend(baseline_backend(d), d, Executor::host);
       return judge_outputs(b.name, d, run_backend(b, d, executor), reference_with_bounds(d), &baseline, policy,
-                           b.passes)
+                           b.passes, b.omits)
           .pass;
     } catch (const std::exception&) {
       return false;  // a re-run that fails to run tells nothing
@@ -177,7 +181,7 @@ std::vector<BackendResult> check_backends(const Case& c, const std::vector<const
       results.push_back(std::move(*failures[k]));
     } else {
       const Outputs& got = *outputs[k];
-      results.push_back(judge_outputs(b.name, c, got, reference(), &baseline, policy, b.passes));
+      results.push_back(judge_outputs(b.name, c, got, reference(), &baseline, policy, b.passes, b.omits));
       if (diagnose && !results.back().pass) {
         results.back().diagnosis = diagnosis_of(b, c, got, reference(), executor, policy);
         results.back().strip =
@@ -243,8 +247,9 @@ std::string indented(const std::string& text) {
 std::string format_result(const BackendResult& r) {
   std::string verdict(to_string(r.verdict));
   std::transform(verdict.begin(), verdict.end(), verdict.begin(), [](unsigned char ch) { return std::toupper(ch); });
-  std::string s = fmt::format("{}: {}{}\n", r.backend, verdict,
-                              r.passes.size() == 1 ? " (forward only: gradients not checked)" : "");
+  std::string s = fmt::format("{}: {}{}{}\n", r.backend, verdict,
+                              r.passes.size() == 1 ? " (forward only: gradients not checked)" : "",
+                              r.omits.empty() ? "" : fmt::format(" (not computed: {})", fmt::join(r.omits, ", ")));
   if (!r.error.empty()) {
     s += "  " + r.error + "\n";
     if (!r.log.empty()) s += "  its stderr ends:\n    " + indented(r.log) + "\n";

@@ -37,6 +37,7 @@ struct BackendResult {
   std::vector<std::string> misshapen; //!< outputs of the wrong shape: "dx: [2, 3] instead of [2, 3, 4]"
   std::vector<TensorResult> tensors;  //!< in tensor_layout order
   std::vector<Direction> passes{Direction::forward, Direction::backward};  //!< the passes judged
+  std::vector<std::string> omits;  //!< gradients the backend declares it does not compute: not judged
   std::vector<std::string> diagnosis;  //!< where a failing run goes wrong (diagnosis.hpp), when asked for
   //! Accuracy a passing run loses that a better formulation keeps (with the reference's strict bounds);
   //! never a failure unless the policy is strict, then also in the tensor's reasons.
@@ -54,10 +55,12 @@ ReferenceOptions reference_options_with_bounds(int threads = 0, bool strict = fa
                                                Precision precision = Precision::tiered);
 
 //! Judges `got` against the reference and (when given) the baseline's outputs on the same case, on the
-//! outputs of `passes` only (a forward-only backend is judged on its forward outputs alone).
+//! outputs of `passes` only (a forward-only backend is judged on its forward outputs alone) but the gradients
+//! it `omits` (BackendInfo::omits).
 BackendResult judge_outputs(std::string name, const Case& c, const Outputs& got, const ReferenceResult& reference,
                             const Outputs* baseline, const TolerancePolicy& policy,
-                            const std::vector<Direction>& passes = {Direction::forward, Direction::backward});
+                            const std::vector<Direction>& passes = {Direction::forward, Direction::backward},
+                            const std::vector<std::string>& omits = {});
 
 //! The result of a run that failed (BackendError): its verdict (error, fault, timeout), message and log.
 BackendResult failed_run(const BackendInfo& backend, const BackendError& e);

@@ -10,7 +10,7 @@ case $what in
     findings=$(mktemp -d)
     trap 'rm -rf "$findings"' EXIT
     SCANCHECK=$scancheck "$python" -m pytest -q -p no:cacheprovider --scancheck \
-      --scancheck-cases "${SCANCHECK_PYTHON_CASES:-30}" --scancheck-findings "$findings" tests ;;
+      --scancheck-cases "${SCANCHECK_PYTHON_CASES:-15}" --scancheck-findings "$findings" tests ;;
   lint)
     "$python" -m ruff check --no-cache --config pyproject.toml . ../examples/numpy_worker.py ../examples/torch_worker.py
     "$python" -m mypy --no-incremental ;;

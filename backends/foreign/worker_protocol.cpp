@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/case.hpp"
 #include "core/json_reader.hpp"
 
 namespace scancheck::foreign {
@@ -64,6 +65,23 @@ BackendConstraints constraints_of(const JsonReader& in, const json& j, const std
   return c;
 }
 
+//! "omits" (optional): gradients of the architecture the backend does not compute, judged by no one.
+std::vector<std::string> omitted_gradients(const JsonReader& in, const json& j, const std::string& path,
+                                           Architecture architecture, const std::vector<Direction>& passes) {
+  if (!in.has(j, "omits")) return {};
+  std::vector<std::string> names = in.strings(j, path, "omits");
+  const std::vector<TensorSpec> outputs = tensor_layout(architecture, Shape{1, 1, 2, 1}, TensorRole::output);
+  for (const std::string& name : names) {
+    const auto it = std::find_if(outputs.begin(), outputs.end(), [&](const TensorSpec& s) { return s.name == name; });
+    if (it == outputs.end() || it->direction != Direction::backward)
+      in.fail(JsonReader::join(path, "omits"), fmt::format("'{}' is not a gradient of {}", name,
+                                                            to_string(architecture)));
+  }
+  if (!names.empty() && passes.size() == 1)
+    in.fail(JsonReader::join(path, "omits"), "a forward-only backend computes no gradient to omit");
+  return names;
+}
+
 DeclaredBackend declared_backend(const JsonReader& in, const json& j, const std::string& path) {
   DeclaredBackend b;
   b.variant = in.text(j, path, "variant");
@@ -72,6 +90,7 @@ DeclaredBackend declared_backend(const JsonReader& in, const json& j, const std:
   b.io_dtype = in.named(j, path, "io_dtype", parse_dtype);
   b.passes = passes_of(in, j, path);
   if (in.has(j, "deterministic")) b.deterministic = in.boolean(j, path, "deterministic");
+  b.omits = omitted_gradients(in, j, path, b.architecture, b.passes);
   b.constraints = constraints_of(in, j, path);
   return b;
 }
@@ -88,6 +107,7 @@ BackendInfo DeclaredBackend::info(const std::string& provider, const std::string
   b.io_dtype = io_dtype;
   b.passes = passes;
   b.deterministic = deterministic;
+  b.omits = omits;
   b.constraints = constraints;
   b.loaded_by = loaded_by;
   return b;

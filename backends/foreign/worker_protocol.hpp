@@ -27,6 +27,7 @@ struct DeclaredBackend {
   DType io_dtype = DType::float32;
   std::vector<Direction> passes{Direction::forward, Direction::backward};
   bool deterministic = true;
+  std::vector<std::string> omits;  //!< gradients it does not compute (optional "omits", protocol 1)
   BackendConstraints constraints;
 
   std::string token() const;  //!< "variant@dtype": how run requests name it

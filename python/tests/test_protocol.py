@@ -63,6 +63,13 @@ def test_a_kernel_without_h0_declares_so():
         return b
 
     assert no_state.declaration()["constraints"] == {"h0": False}
+    assert "omits" not in no_state.declaration()  # forward only: no gradient to omit
+
+    @scancheck.backend("scan", framework="numpy", backward=lambda a, b, dh, dh_last=None: {"a": dh, "b": dh})
+    def no_state_with_backward(a, b):
+        return b
+
+    assert no_state_with_backward.declaration()["omits"] == ["dh0"]
     assert no_state.name == "scan/no_state@fp32"
 
 
@@ -70,6 +77,7 @@ def test_a_kernel_without_h0_declares_so():
     ({"constraints": {"max_len": 4}}, "unknown constraint"),
     ({"io_dtype": "float16"}, "io_dtype 'float16'"),
     ({"layout": "W B L"}, "layout 'W B L'"),
+    ({"omits": ("dy",)}, r"omits \['dy'\], which are not gradients of scan"),
 ])
 def test_bad_declarations_name_the_problem(kwargs, message):
     with pytest.raises(ValueError, match=message):

@@ -1,8 +1,9 @@
 """A Triton kernel written here, checked as its author would: `pytest --scancheck` fuzzes these backends.
 
 kernels/triton_scan.py is a chunked scan with `tl.associative_scan` (chunk-local scans plus the carry times
-the cumulative decay, forward and backward); here it is declared as a scan backend, with a planted bug (the
-backward drops the last step's cotangent, so dh_last is lost), and inside the RG-LRU layer of
+the cumulative decay, forward and backward); here it is declared as a scan backend, with two planted bugs
+(h_last detached from the graph, so dh_last is lost; the backward kernel dropping the last step's
+cotangent), and inside the RG-LRU layer of
 examples/torch_worker.py. Without a GPU the kernels run under Triton's interpreter (the library sets
 TRITON_INTERPRET=1), whose Python loop over every element of a tile is slow: the constraints keep cases small.
 """
@@ -39,7 +40,13 @@ def triton_chunk16(a, b, h0):
 
 @scancheck.backend("scan", variant="triton_chunk16_drops_dh_last", constraints=INTERPRETER_BUDGET)
 def _triton_chunk16_drops_dh_last(a, b, h0):
-    return chunked_scan(a, b, h0, chunk=16, drop_last_cotangent=True)
+    h = chunked_scan(a, b, h0, chunk=16)
+    return h, h[:, -1].detach()  # the bug: h_last is cut from the graph, so dh_last never reaches the scan
+
+
+@scancheck.backend("scan", variant="triton_chunk16_drops_last_step", constraints=INTERPRETER_BUDGET)
+def _triton_chunk16_drops_last_step(a, b, h0):
+    return chunked_scan(a, b, h0, chunk=16, drop_last_cotangent=True)  # the backward loses dh at t = L-1
 
 
 @scancheck.backend("rglru", variant="triton_chunk16_layer", constraints=INTERPRETER_BUDGET)
@@ -50,9 +57,16 @@ def triton_chunk16_layer(x, segment_pos, h0, a_param, input_gate_w, input_gate_b
                                   scan=lambda at, u, state: chunked_scan(at, u, state, chunk=16))
 
 
-def test_the_planted_bug_is_caught_with_its_cause(scancheck_fuzz):
-    result = scancheck_fuzz(_triton_chunk16_drops_dh_last, cases=40, findings="findings-triton")
+def test_a_dropped_dh_last_is_caught_with_its_cause(scancheck_fuzz, tmp_path):
+    result = scancheck_fuzz(_triton_chunk16_drops_dh_last, cases=40, findings=tmp_path)
     assert not result.passed
     (failure,) = result.failures
     assert "where: only where dh_last matters: the run passes without it" in failure.details
+    assert "--shape 1,1,1,1" in failure.summary  # shrunk to one element
     assert failure.repro
+
+
+def test_a_lost_last_step_is_caught_in_the_backward(scancheck_fuzz, tmp_path):
+    result = scancheck_fuzz(_triton_chunk16_drops_last_step, cases=40, findings=tmp_path)
+    assert not result.passed
+    assert any(d.startswith("where: backward only") for d in result.failures[0].details)

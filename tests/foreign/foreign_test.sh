@@ -66,6 +66,16 @@ expect_bad_input "a case outside the constraints" "" check --worker "$mis constr
 grep -q 'h0' <("$bin" check --worker "$mis constraints" --case "$work/case-h0" --backend 'mis-*' 2>&1) &&
   pass || fail "the broken constraint is named"
 
+# A backend that omits a gradient (dh0 of a kernel without h0) is judged on the rest, and says so; an
+# omitted name that is no gradient is bad input.
+"$bin" fuzz --worker "$mis omits" --backends 'mis-*' --cases 20 --findings "$work/omits-findings" \
+  >"$work/omits-fuzz.txt" 2>&1 && pass || { fail "a backend omitting dh0 passes"; cat "$work/omits-fuzz.txt"; }
+"$bin" make-case --arch scan --batch 2 --length 9 --width 4 --seed 4 --no-h0 --out "$work/case-no-h0" >/dev/null
+"$bin" check --worker "$mis omits" --case "$work/case-no-h0" --backend 'mis-*' >"$work/omits.txt" 2>&1 &&
+  grep -q "PASS (not computed: dh0)" "$work/omits.txt" && ! grep -q "^  dh0 " "$work/omits.txt" && pass ||
+  { fail "check says dh0 is not computed"; cat "$work/omits.txt"; }
+expect_bad_input "omits names no gradient" "'dh' is not a gradient of scan" list --worker "$mis bad_omits"
+
 # Forward-only and nondeterministic backends.
 "$bin" check --worker "$mis forward_only" --case "$work/case" --backend 'mis-*' >"$work/fwd.txt" 2>&1 &&
   grep -q 'forward only: gradients not checked' "$work/fwd.txt" && pass || { fail "forward-only backend"; cat "$work/fwd.txt"; }

@@ -16,6 +16,8 @@ numpy example (examples/numpy_worker.py) unless the mode says otherwise:
     wrong_shapes     writes h with a wrong shape                               -> fail (wrong shape)
     constraints      declares constraints and refuses any case outside them    -> pass (scancheck keeps inside)
     forward_only     declares passes ["forward"] and writes the forward only   -> pass, gradients not checked
+    omits            declares omits ["dh0"] and h0: false, writes no dh0      -> pass, dh0 not computed
+    bad_omits        declares omits ["dh"], which is no gradient               -> bad input, exit 2
     nondeterministic declares deterministic: false and adds run-to-run noise below the bound
     exit_at_hello    exits before answering hello                              -> bad input, exit 2
     protocol_2       answers hello with protocol 2                             -> bad input, exit 2
@@ -51,8 +53,37 @@ def hello():
         backend["passes"] = ["forward"]
     if MODE == "nondeterministic":
         backend["deterministic"] = False
+    if MODE == "omits":
+        backend["omits"], backend["constraints"] = ["dh0"], {"h0": False}
+    if MODE == "bad_omits":
+        backend["omits"] = ["dh"]
     provider = "Bad Name" if MODE == "bad_provider" else "mis-" + MODE.replace("_", "-")
     return {"protocol": 2 if MODE == "protocol_2" else 1, "provider": provider, "backends": [backend]}
+
+
+def load_case(case_dir):
+    with open(os.path.join(case_dir, "case.json")) as f:
+        meta = json.load(f)
+    return meta, {n[:-4]: np.load(os.path.join(case_dir, n)) for n in os.listdir(case_dir) if n.endswith(".npy")}
+
+
+def example_outputs(meta, t, backward=True):
+    """The numpy example's scan or RG-LRU on the case, every output by its spec name."""
+    if meta["architecture"] == "scan":
+        h = numpy_worker.forward_scan(t["a"], t["b"], t.get("h0"))
+        grads = numpy_worker.scan_backward(t["a"], t["b"], t.get("h0"), t["dh"], t.get("dh_last"))
+        named = {"da": grads["a"], "db": grads["b"], "dh0": grads["h0"]}
+    else:
+        inputs = {k: v for k, v in t.items() if k not in ("dy", "dh_last")}
+        inputs.setdefault("h0", np.zeros((t["x"].shape[0], t["x"].shape[2]), np.float32))
+        h = numpy_worker.rglru(**inputs, heads=meta["heads"], sqrt_gradient=meta["sqrt_gradient"])
+        grads = numpy_worker.rglru(**inputs, heads=meta["heads"], sqrt_gradient=meta["sqrt_gradient"], dy=t["dy"],
+                                   dh_last=t.get("dh_last"))
+        named = {("d" if len(k) <= 2 else "d_") + k: v for k, v in grads.items()}
+    outputs = {"h" if meta["architecture"] == "scan" else "y": h, "h_last": h[:, -1]}
+    if backward:
+        outputs.update(named)
+    return outputs
 
 
 def outside_constraints(meta, t):
@@ -74,16 +105,16 @@ def run(request):
             time.sleep(60)
     if MODE == "refuse":
         return {"ok": False, "error": "this kernel refuses every case"}
-    meta, t = numpy_worker.load_case(request["case"])
+    meta, t = load_case(request["case"])
     if MODE == "held":
         return held_run(request, meta, t)
     if MODE == "constraints":
         why = outside_constraints(meta, t)
         if why:
             return {"ok": False, "error": "scancheck sent a case outside my constraints: " + why}
-    outputs = numpy_worker.run_scan(meta, t, backward=MODE != "forward_only")
-    if MODE == "forward_only":
-        outputs = {"h": outputs["h"], "h_last": outputs["h_last"]}
+    outputs = example_outputs(meta, t, backward=MODE != "forward_only")
+    if MODE == "omits":
+        del outputs["dh0"]
     if MODE == "no_outputs":
         outputs = {}
     if MODE == "wrong_shapes":
@@ -102,10 +133,7 @@ def held_run(request, meta, t):
     open(os.path.join(gate, "running." + tag), "w").close()
     while os.path.exists(os.path.join(gate, "hold")):
         time.sleep(0.02)
-    if meta["architecture"] == "scan":
-        outputs = numpy_worker.run_scan(meta, t, backward=True)
-    else:
-        outputs = numpy_worker.run_rglru(meta, t, backward=True)
+    outputs = example_outputs(meta, t)
     for name, value in outputs.items():
         np.save(os.path.join(request["out"], name + ".npy"), np.ascontiguousarray(value, dtype=np.float32))
     return {"ok": True}

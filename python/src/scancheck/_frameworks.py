@@ -101,10 +101,12 @@ class Torch(Framework):
             cotangents: tuple[Any, ...]) -> tuple[tuple[Any, ...], dict[str, Any], Timings]:
         leaves = {k: (v.clone().requires_grad_(True) if k in differentiable else v) for k, v in inputs.items()}
         outputs, forward_ms = self._timed(lambda: forward(leaves))
-        pairs = [(o, c) for o, c in zip(outputs, cotangents, strict=True) if c is not None]
+        # An output cut from the graph (detached) passes no cotangent back: what the kernel does, not an error.
+        pairs = [(o, c) for o, c in zip(outputs, cotangents, strict=True) if c is not None and o.requires_grad]
         wrt = [leaves[k] for k in differentiable]
         grads, backward_ms = self._timed(lambda: self.torch.autograd.grad(
-            [o for o, _ in pairs], wrt, grad_outputs=[c.to(o.dtype) for o, c in pairs], allow_unused=True))
+            [o for o, _ in pairs], wrt, grad_outputs=[c.to(o.dtype) for o, c in pairs], allow_unused=True)
+            if pairs else [None] * len(wrt))
         gradients = {k: (g if g is not None else self.torch.zeros_like(leaves[k])) for k, g in zip(differentiable,
                                                                                                    grads, strict=True)}
         return tuple(o.detach() for o in outputs), gradients, Timings(forward_ms, backward_ms)
@@ -116,7 +118,7 @@ class Jax(Framework):
     def __init__(self) -> None:
         import jax
 
-        self.jax = jax
+        self.jax: Any = jax  # JAX's own annotations are partial; the calls below are checked by the tests
 
     def device(self) -> str:
         return str(self.jax.devices()[0].platform)

@@ -57,6 +57,7 @@ class Backend:
     deterministic: bool = True
     constraints: Mapping[str, Any] = field(default_factory=dict)
     backward: Callable[..., Mapping[str, Any]] | None = None
+    omits: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         spec = spec_of(self.architecture)
@@ -76,6 +77,10 @@ class Backend:
                              f"(its inputs: {', '.join(t.name for t in spec.inputs)}; and {', '.join(CASE_FACTS)})")
         if "h0" not in self.parameters and self.constraints.get("h0", False):
             raise ValueError(f"{self.variant}: constraints say h0 is taken, but the kernel has no h0 parameter")
+        gradients = {t.gradient for t in spec.differentiable}
+        if set(self.omits) - gradients:
+            raise ValueError(f"{self.variant}: omits {sorted(set(self.omits) - gradients)}, which are not gradients "
+                             f"of {spec.name} (its gradients: {', '.join(sorted(gradients))})")
 
     @property
     def spec(self) -> ArchitectureSpec:
@@ -96,13 +101,22 @@ class Backend:
         """The backend's name without its provider, as scancheck writes it: `architecture/variant@dtype`."""
         return f"{self.architecture}/{self.token}"
 
+    @property
+    def omitted_gradients(self) -> tuple[str, ...]:
+        """The gradients it does not compute: those declared, and dh0 of a kernel that takes no h0."""
+        implied = ("dh0",) if "h0" not in self.parameters and "backward" in self.passes else ()
+        return tuple(dict.fromkeys((*self.omits, *implied)))
+
     def declaration(self) -> dict[str, Any]:
         """This backend in the hello answer of worker protocol 1."""
         constraints = dict(self.constraints)
         if "h0" not in self.parameters:
             constraints["h0"] = False  # a kernel that cannot take an initial state is never given one
-        return {"variant": self.variant, "architecture": self.architecture, "io_dtype": self.io_dtype,
-                "passes": list(self.passes), "deterministic": self.deterministic, "constraints": constraints}
+        declared = {"variant": self.variant, "architecture": self.architecture, "io_dtype": self.io_dtype,
+                    "passes": list(self.passes), "deterministic": self.deterministic, "constraints": constraints}
+        if self.omitted_gradients:
+            declared["omits"] = list(self.omitted_gradients)
+        return declared
 
     def run(self, case_dir: str | Path, out_dir: str | Path) -> Timings:
         """Runs the kernel on a case directory and writes its outputs, in the spec's layout, to `out_dir`."""
@@ -116,17 +130,20 @@ class Backend:
 def backend(architecture: str, *, variant: str | None = None, io_dtype: IoDtype = "float32",
             framework: FrameworkName = "torch", layout: str = "B L W", complex_layout: ComplexLayout = "merged",
             passes: tuple[Pass, ...] = ("forward", "backward"), deterministic: bool = True,
-            constraints: Mapping[str, Any] | None = None,
-            backward: Callable[..., Mapping[str, Any]] | None = None) -> Callable[[Callable[..., Any]], Backend]:
+            constraints: Mapping[str, Any] | None = None, backward: Callable[..., Mapping[str, Any]] | None = None,
+            omits: tuple[str, ...] = ()) -> Callable[[Callable[..., Any]], Backend]:
     """Declares the decorated kernel function as a backend of `architecture`; `variant` defaults to its name.
 
     Worker protocol 1's constraints (`width_multiple`, `max_length`, `h0`, `dh_last`, `resets`, ...) keep
     generated cases inside what the kernel can take; a kernel without an `h0` parameter declares `h0: False`.
+    `omits` names gradients the kernel does not compute (`("d_a_param",)`): they are not judged, and
+    scancheck's rows say so; dh0 is omitted by itself when the kernel takes no h0.
     """
 
     def declare(kernel: Callable[..., Any]) -> Backend:
         return Backend(kernel, architecture, variant or kernel.__name__, io_dtype, framework,
-                       Conventions(layout, complex_layout), passes, deterministic, dict(constraints or {}), backward)
+                       Conventions(layout, complex_layout), passes, deterministic, dict(constraints or {}), backward,
+                       tuple(omits))
 
     return declare
 

@@ -103,8 +103,8 @@ class Server:
     """Answers hello, run and bye requests, one JSON object per line, for a fixed set of backends."""
 
     def __init__(self, provider: str, backends: Sequence[Backend]) -> None:
-        tokens = [b.token for b in backends]
-        clashes = sorted({t for t in tokens if tokens.count(t) > 1})
+        names = [b.name for b in backends]
+        clashes = sorted({n for n in names if names.count(n) > 1})
         if clashes:
             raise ValueError(f"backends declared twice: {', '.join(clashes)}")
         if not backends:
