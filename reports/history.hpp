@@ -5,18 +5,19 @@
 //! can be followed over revisions (history_page.hpp draws them) and a new report compared with the best
 //! earlier one (`history check`).
 //!
-//! Schema, versioned by PRAGMA user_version and marked by PRAGMA application_id 'SCHK':
+//! Schema, versioned by PRAGMA user_version (the current one is history_schema_version below; history.cpp's
+//! `migrations` are the steps between versions) and marked by PRAGMA application_id 'SCHK':
 //!   v1  reports(id, label, generated_at, git_revision, host, content_hash, added_at, rows_total, rows_failed,
 //!               interrupted, bound_factor, report_json)        one per report; report_json is to_json_text
 //!       report_rows(report_id, row_index, backend, architecture, io_dtype, direction, case_request, shape,
-//!                   repro, verdict, reason, median_ms,         one per report row
-//!                   profile_ms)
+//!                   repro, verdict, reason, median_ms)         one per report row
 //!       row_tensors(report_id, row_index, tensor, dtype, scaled_error, bound_ratio, pass, reason)
 //!                                                             one per tensor of a row (scaled_error() of its
 //!                                                             metrics; NULL where it is NaN)
 //!   v2  reports.tensors_measured, reports.scaled_error_sum: the count and sum of the report's non-NULL
 //!       scaled errors, so that best_earlier ranks reports without scanning row_tensors (backfilled from
 //!       row_tensors when a v1 database is opened).
+//!   v3  report_rows.profile_ms: the row's time in a joined profile of the user's kernels (NULL without one).
 //! Opening upgrades an older database step by step (v1 -> v2 -> ...) in one transaction; a newer one is
 //! refused, and so is a file that is not SQLite or an SQLite database of another program.
 //!

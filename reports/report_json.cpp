@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// report.json's writer: the model as JSON (schema v1, reports/schema/report.schema.json), its text and the
-// file. Non-finite numbers travel as "inf", "-inf", "nan" (json_number), which the reader takes back.
+// report.json's writer: the model as JSON (reports::schema_version, reports/schema/report.schema.json), its
+// text and the file. Non-finite numbers travel as "inf", "-inf", "nan" (json_number), which the reader takes back.
 #include <optional>
 #include <string>
 #include <utility>

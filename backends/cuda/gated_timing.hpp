@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
-//! Device timings of a gated backend (`rglru`, `complex_rglru`) for ci/gpu-check.sh, from per-launch CUDA
+//! Device timings of a gated backend (`rglru`, `complex_rglru`) for tests/bench/gated_gpu_timing, from per-launch CUDA
 //! events (CudaExecutor::record_launches) on device-resident data after warm-up runs, and the bytes the
 //! backward's kernels outside the GEMMs must move, for a byte roofline.
 //!

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
 //! Device timings of a scan backend (CUDA events around the forward and around the backward launches, on
-//! device-resident data, after warm-up runs), and the device's copy rate, for ci/gpu-check.sh.
+//! device-resident data, after warm-up runs), and the device's copy rate, for the timing programs
+//! (tests/bench/*_gpu_timing).
 #pragma once
 
 #include <cstdint>

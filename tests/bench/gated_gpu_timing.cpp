@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
-//! Device timings of the production gated backends at the seed shapes, for ci/gpu-check.sh
+//! Device timings of the production gated backends at the seed shapes, run by hand on a GPU machine
 //! (backends/cuda/gated_timing.hpp says what each time is): per-launch CUDA events, median of `repeats`
 //! (default 20) warmed runs, forward and backward apart, the backward's scan kernels and everything
 //! outside its GEMMs, and that against its byte roofline (the bytes its non-GEMM kernels must move over the

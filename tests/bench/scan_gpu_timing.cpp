@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
-//! Device timings of every scan backend at the production seed shapes, for ci/gpu-check.sh: CUDA events,
-//! median (and range) of 20 warmed runs, forward and backward apart, and the bytes each phase must move
+//! Device timings of every scan backend at the production seed shapes, run by hand on a GPU machine: CUDA
+//! events, median (and range) of 20 warmed runs, forward and backward apart, and the bytes each phase must move
 //! as a fraction of the device's measured copy rate. Prints a Markdown table. Exit 77 without a device.
 #include <cstdio>
 #include <string>
