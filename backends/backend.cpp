@@ -13,6 +13,7 @@
 #if SCANCHECK_HAVE_CUDA
 #include "backends/cuda/device.hpp"
 #endif
+#include "core/architectures.hpp"
 #include "core/error.hpp"
 
 namespace scancheck {
@@ -41,6 +42,9 @@ std::string BackendConstraints::violated_by(const Case& c) const {
   if (s.width % width_multiple != 0) return fmt::format("W = {} is not a multiple of width_multiple {}", s.width, width_multiple);
   if (max_width && s.width > *max_width) return fmt::format("W = {} is above max_width {}", s.width, *max_width);
   if (max_length && s.length > *max_length) return fmt::format("L = {} is above max_length {}", s.length, *max_length);
+  if (s.length < min_length) return fmt::format("L = {} is below min_length {}", s.length, min_length);
+  if (s.length % length_multiple != 0)
+    return fmt::format("L = {} is not a multiple of length_multiple {}", s.length, length_multiple);
   if (max_batch && s.batch > *max_batch) return fmt::format("B = {} is above max_batch {}", s.batch, *max_batch);
   if (!heads.empty() && std::find(heads.begin(), heads.end(), s.heads) == heads.end())
     return fmt::format("H = {} is not one of heads [{}]", s.heads, fmt::join(heads, ", "));
@@ -52,6 +56,11 @@ std::string BackendConstraints::violated_by(const Case& c) const {
   const auto& pos = c.segment_pos.values();
   if (!resets && std::find(pos.begin(), pos.end(), 0) != pos.end())
     return "the case has segment resets and the backend takes none (resets: false)";
+  if (positive_decays && c.has("a") && !describe(c.architecture).complex) {
+    const auto& a = c.at("a").values();
+    if (std::any_of(a.begin(), a.end(), [](float v) { return !(v > 0); }))
+      return "the case has a decay a <= 0 and the backend takes positive decays only (positive_decays: true)";
+  }
   return {};
 }
 

@@ -48,6 +48,10 @@ struct BackendConstraints {
   std::vector<SqrtGradient> sqrt_gradients;  //!< the conventions it implements; empty: both
   bool h0 = true, dh_last = true;            //!< whether it takes an initial state and a dh_last
   bool resets = true;                        //!< whether it takes segment resets (segment_pos == 0)
+  std::int64_t min_length = 1;               //!< the shortest L it takes
+  std::int64_t length_multiple = 1;          //!< L a multiple of this (a kernel's block of time steps)
+  //! Plain scans: decays a > 0 only (kernels that take log a); no resets (a = 0) and no extreme regime.
+  bool positive_decays = false;
 
   //! The first constraint `c` breaks, as "W = 24 is not a multiple of width_multiple 16"; empty if none.
   std::string violated_by(const Case& c) const;

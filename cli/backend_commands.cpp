@@ -33,6 +33,13 @@ std::vector<std::string> executor_names() {
   return names;
 }
 
+//! The executors a backend runs on: a built-in's are this build's; a foreign backend runs where its worker
+//! or plugin runs it ("worker" or "plugin"), whatever --executor says.
+std::vector<std::string> executors_of(const BackendInfo& b, const std::vector<std::string>& built) {
+  if (b.builtin) return built;
+  return {b.loaded_by.rfind("--worker", 0) == 0 ? "worker" : "plugin"};
+}
+
 //! A built-in's schedule; "-" for a foreign backend (its variant is its own).
 std::string schedule_of(const BackendInfo& b) { return b.builtin ? to_string(b.builtin->schedule) : "-"; }
 std::vector<std::string> flags_of(const BackendInfo& b) { return b.builtin ? flag_names(b.builtin->flags) : std::vector<std::string>{}; }
@@ -54,7 +61,7 @@ int list_backends(const std::string& arch_filter, bool json) {
                       {"schedule", schedule_of(*b)},
                       {"flags", flags_of(*b)},
                       {"io_dtype", std::string(to_string(b->io_dtype))},
-                      {"executors", executors}});
+                      {"executors", executors_of(*b, executors)}});
     std::printf("%s\n", rows.dump(2).c_str());
     return 0;
   }
@@ -74,7 +81,7 @@ int list_backends(const std::string& arch_filter, bool json) {
   row("backend", "architecture", "schedule", "flags", "io dtype", "executors");
   for (const BackendInfo* b : shown)
     row(b->name, std::string(to_string(b->architecture)), schedule_of(*b), flags_of(*b).empty() ? "-" : join(flags_of(*b), ","),
-        std::string(to_string(b->io_dtype)), join(executors, ","));
+        std::string(to_string(b->io_dtype)), join(executors_of(*b, executors), ","));
   std::printf("%zu backends\n", shown.size());
   return 0;
 }

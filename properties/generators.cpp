@@ -60,6 +60,18 @@ std::int64_t per_head_step(std::int64_t heads, std::int64_t c, const BackendCons
   return std::lcm(unit, k.width_multiple) / unit;
 }
 
+//! The nearest length at or above `length` that `k` allows (min_length, length_multiple), or the largest
+//! allowed one at or below `max_length` when that is exceeded.
+std::int64_t fitted_length(std::int64_t length, const BackendConstraints& k, std::int64_t max_length) {
+  const std::int64_t m = k.length_multiple;
+  const std::int64_t up = (std::max(length, k.min_length) + m - 1) / m * m;
+  return up <= max_length ? up : std::max(max_length / m * m, m);
+}
+
+bool length_allowed(std::int64_t length, const BackendConstraints& k) {
+  return length >= k.min_length && length % k.length_multiple == 0;
+}
+
 bool heads_allowed(std::int64_t heads, const BackendConstraints& k) {
   return k.heads.empty() || std::find(k.heads.begin(), k.heads.end(), heads) != k.heads.end();
 }
@@ -71,6 +83,9 @@ GeneratorOptions constrained(GeneratorOptions o, Architecture arch) {
   const bool exact_only = k.sqrt_gradients == std::vector<SqrtGradient>{SqrtGradient::exact};
   std::erase_if(o.regimes, [&](Regime r) {
     if (!k.resets && (r == Regime::resets || (r == Regime::extreme && describe(arch).segment_positions))) return true;
+    // A plain scan's resets are zero decays, and its extreme regime draws negative ones.
+    if (k.positive_decays && !describe(arch).segment_positions && (r == Regime::resets || r == Regime::extreme))
+      return true;
     return exact_only && r == Regime::extreme;  // float32 cannot evaluate D(q) there
   });
   if (o.regimes.empty()) o.regimes = {Regime::default_};
@@ -92,6 +107,7 @@ Draw draw(Source& s, int size, Architecture arch, const GeneratorOptions& o) {
     if (l <= lim.max_length) near.push_back(l);
   d.length = s.chance(3, 4) ? near[static_cast<std::size_t>(s.uniform(0, static_cast<std::int64_t>(near.size()) - 1))]
                             : s.uniform(1, lim.max_length);
+  d.length = fitted_length(d.length, k, std::max(lim.max_length, k.min_length));
   d.batch = s.uniform(o.min_batch, std::max(o.min_batch, lim.max_batch));
   // Heads (and below, channels per head) also keep B L W within the element budget where they can.
   const std::int64_t heads_max =
@@ -140,7 +156,9 @@ rc::Seq<Draw> shrinks_of(const Draw& d, std::int64_t min_batch, const BackendCon
       [k](const Draw& e) { return heads_allowed(e.heads, k); });
   return rc::seq::concat(
       field_shrinks<std::int64_t>(d, d.batch, min_batch, [](Draw& e, std::int64_t v) { e.batch = v; }),
-      field_shrinks<std::int64_t>(d, d.length, 1, [](Draw& e, std::int64_t v) { e.length = v; }), heads,
+      rc::seq::filter(field_shrinks<std::int64_t>(d, d.length, 1, [](Draw& e, std::int64_t v) { e.length = v; }),
+                      [k](const Draw& e) { return length_allowed(e.length, k); }),
+      heads,
       field_shrinks<std::size_t>(d, d.regime, 0, [](Draw& e, std::size_t v) { e.regime = v; }),
       k.h0 ? flag_shrink(d, d.drop_h0, &Draw::drop_h0) : rc::Seq<Draw>(),
       k.dh_last ? flag_shrink(d, d.drop_dh_last, &Draw::drop_dh_last) : rc::Seq<Draw>(),
@@ -220,6 +238,7 @@ CaseRequest fit_into(CaseRequest r, const BackendConstraints& k) {
   Shape& s = r.shape;
   const std::int64_t c = channel_factor(r.architecture);
   if (k.max_length) s.length = std::min(s.length, *k.max_length);
+  s.length = fitted_length(s.length, k, k.max_length.value_or(std::max(s.length, k.min_length) + k.length_multiple));
   if (k.max_batch) s.batch = std::min(s.batch, *k.max_batch);
   if (!heads_allowed(s.heads, k)) s.heads = *std::min_element(k.heads.begin(), k.heads.end());
   const std::int64_t unit = s.heads * c * per_head_step(s.heads, c, k);

@@ -38,6 +38,7 @@ BackendConstraints constraints_of(const JsonReader& in, const json& j, const std
   const json& k = in.object(in.field(j, path, "constraints"), path + ".constraints");
   const std::string p = path + ".constraints";
   static const std::set<std::string> known{"width_multiple", "max_width", "max_length", "max_batch", "heads",
+                                           "min_length", "length_multiple", "positive_decays",
                                            "sqrt_gradient", "h0", "dh_last", "resets"};
   for (const auto& [key, value] : k.items())
     if (!known.count(key)) in.fail(p, fmt::format("unknown constraint '{}'", key));
@@ -62,6 +63,13 @@ BackendConstraints constraints_of(const JsonReader& in, const json& j, const std
   if (in.has(k, "h0")) c.h0 = in.boolean(k, p, "h0");
   if (in.has(k, "dh_last")) c.dh_last = in.boolean(k, p, "dh_last");
   if (in.has(k, "resets")) c.resets = in.boolean(k, p, "resets");
+  if (in.has(k, "min_length")) c.min_length = in.positive_integer(k, p, "min_length");
+  if (in.has(k, "length_multiple")) c.length_multiple = in.positive_integer(k, p, "length_multiple");
+  if (in.has(k, "positive_decays")) c.positive_decays = in.boolean(k, p, "positive_decays");
+  if (c.max_length && c.max_length < c.min_length)
+    in.fail(p, fmt::format("max_length {} is below min_length {}", *c.max_length, c.min_length));
+  if (c.max_length && (c.min_length + c.length_multiple - 1) / c.length_multiple * c.length_multiple > *c.max_length)
+    in.fail(p, "no length within min_length and max_length is a multiple of length_multiple");
   return c;
 }
 

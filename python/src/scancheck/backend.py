@@ -37,7 +37,7 @@ IoDtype = Literal["float32", "bfloat16"]
 Pass = Literal["forward", "backward"]
 #: The constraint keys of worker protocol 1 (docs/foreign-backends.md).
 CONSTRAINT_KEYS = frozenset({"width_multiple", "max_width", "max_length", "max_batch", "heads", "sqrt_gradient",
-                             "h0", "dh_last", "resets"})
+                             "h0", "dh_last", "resets", "min_length", "length_multiple", "positive_decays"})
 _DTYPE_TOKENS = {"float32": "fp32", "bfloat16": "bf16"}
 #: Facts of a case (case.json) a kernel function may take as parameters besides its tensors.
 CASE_FACTS = ("heads", "sqrt_gradient")
