@@ -38,6 +38,7 @@ struct Options {
   std::string preset = "quick", backends, label, out;
   std::uint64_t seed = 1;
   std::string lengths;
+  std::vector<std::string> regimes;
   std::string reference_precision = "tiered";
   bool sample = false;
   JudgeOptions judge;
@@ -60,6 +61,7 @@ reports::ReportOptions report_options(const Options& o) {
   if (!o.lengths.empty()) r.lengths = parse_integer_list(o.lengths, "--lengths");
   for (const std::int64_t length : r.lengths)
     if (length < 1) throw InputError(fmt::format("--lengths '{}': lengths must be >= 1", o.lengths));
+  for (const std::string& name : o.regimes) r.regimes.push_back(parse_regime(name));
   r.stop = &stop_on_interrupt();
   r.max_reference_seconds = o.budget.seconds;
   r.reference_precision = parse_precision(o.reference_precision);
@@ -154,6 +156,9 @@ void add_report_options(CLI::App& cmd, Options& o) {
   o.executor.add_to(cmd, /*allow_auto=*/true);
   cmd.add_option("--seed", o.seed, "seed of the case stream (default 1)");
   cmd.add_option("--lengths", o.lengths, "quick, ci: case lengths instead of the preset's, e.g. 2,33,300");
+  cmd.add_option("--regimes", o.regimes, "quick, ci: the cases' regimes, in turn, e.g. default,long_memory "
+                                         "(default: drawn from all five)")
+      ->delimiter(',');
   cmd.add_option("--label", o.label, "the report's label (default: the preset); merge joins reports of one label");
   cmd.add_option("--reference-precision", o.reference_precision,
                  "tiered (default: double certified element by element, float128 where not) | float128");

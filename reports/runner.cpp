@@ -67,8 +67,12 @@ CaseRequest ladder_case(std::uint64_t seed, std::int64_t index, Group group, std
 std::vector<PlannedCase> ladder_cases(const ReportOptions& o, const std::vector<std::int64_t>& lengths, Group group,
                                       std::int64_t& index) {
   std::vector<PlannedCase> cases;
-  for (std::int64_t length : lengths)
-    cases.push_back({ladder_case(o.seed, index++, group, length), o.reference_precision, std::nullopt, true, {}});
+  for (std::int64_t length : lengths) {
+    CaseRequest r = ladder_case(o.seed, index, group, length);
+    if (!o.regimes.empty()) r.regime = o.regimes[static_cast<std::size_t>(index) % o.regimes.size()];
+    ++index;
+    cases.push_back({r, o.reference_precision, std::nullopt, true, {}});
+  }
   return cases;
 }
 
@@ -276,6 +280,8 @@ ReportPlan plan_report(const ReportOptions& o) {
     throw InputError("--executor cuda: no CUDA device is available on this machine");
   if (production_shapes(o.preset) && !o.lengths.empty())
     throw InputError(fmt::format("--lengths applies to the quick and ci presets; {} runs its own shapes", o.preset));
+  if (production_shapes(o.preset) && !o.regimes.empty())
+    throw InputError(fmt::format("--regimes applies to the quick and ci presets; {} runs the default regime", o.preset));
   if (o.sample && !production_shapes(o.preset))
     throw InputError("--sample applies to the seed-shapes and scale presets; quick and ci verify every element");
   if (o.reference_precision != Precision::tiered && o.reference_precision != Precision::float128)

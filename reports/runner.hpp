@@ -43,6 +43,7 @@ struct ReportOptions {
   std::uint64_t seed = 1;
   std::string label;                    //!< default: the preset's name
   std::vector<std::int64_t> lengths;    //!< quick and ci: the case lengths instead of the preset's ladder
+  std::vector<Regime> regimes;          //!< quick and ci: the cases' regimes in turn instead of drawn ones
   TolerancePolicy policy;
   int threads = 0;                      //!< reference threads (0: all cores)
   int timing_warmup = 3, timing_repeats = 10;

@@ -293,6 +293,16 @@ expect_bad_input_leaving_nothing "report of seed shapes of a plain scan" "$work/
   --out "$work/r2"
 expect_bad_input_leaving_nothing "report of a bad executor" "$work/r2" report --executor tpu --out "$work/r2"
 expect_bad_input_leaving_nothing "report of length 0" "$work/r2" report --lengths 2,0 --out "$work/r2"
+# --regimes: the ladder's cases take the named regimes in turn.
+"$bin" report --preset quick --backends 'scan/sequential@fp32' --lengths 2,33,300 --regimes long_memory,clip \
+  --out "$work/regimes" >/dev/null 2>&1
+python3 -c 'import json, sys
+cases = json.load(open(sys.argv[1]))["cases"]
+assert [c["request"]["regime"] for c in cases] == ["long_memory", "clip", "long_memory"], cases' \
+  "$work/regimes/report.json" && pass || fail "report --regimes sets the cases' regimes in turn"
+expect_bad_input_leaving_nothing "report of an unknown regime" "$work/r2" report --regimes tepid --out "$work/r2"
+expect_bad_input_leaving_nothing "report --regimes of seed shapes" "$work/r2" report --preset seed-shapes \
+  --regimes default --out "$work/r2"
 expect_bad_input_leaving_nothing "report of seed shapes at other lengths" "$work/r2" report --preset seed-shapes --lengths 5 --out "$work/r2"
 "$bin" report --preset quick --backends 'scan/chunk16@fp32' --policy "$work/no-such-policy.json" --out "$work/r2" \
   >/dev/null 2>"$work/stderr"; [ $? -eq 2 ] && [ ! -e "$work/r2" ] && pass || fail "report with a missing policy"
