@@ -70,25 +70,21 @@ class Conventions:
         return x
 
 
+#: The layouts that only permute [B, L, W]: the axes of the spec's array that the kernel's axes are.
+_PERMUTED = {"B L W": (0, 1, 2), "B W L": (0, 2, 1), "L B W": (1, 0, 2)}
+
+
 def _activation_to_kernel(x: np.ndarray, layout: str, heads: int) -> Any:
+    if layout in _PERMUTED:
+        return x.transpose(_PERMUTED[layout])
     b, length, width = x.shape
-    if layout == "B L W":
-        return x
-    if layout == "B W L":
-        return x.transpose(0, 2, 1)
-    if layout == "L B W":
-        return x.transpose(1, 0, 2)
     split = x.reshape(b, length, heads, width // heads)
     return split if layout == "B L H D" else split.transpose(0, 2, 1, 3)  # "B H L D"
 
 
 def _activation_to_spec(x: np.ndarray, layout: str) -> Any:
-    if layout == "B L W":
-        return x
-    if layout == "B W L":
-        return x.transpose(0, 2, 1)
-    if layout == "L B W":
-        return x.transpose(1, 0, 2)
+    if layout in _PERMUTED:
+        return x.transpose(np.argsort(_PERMUTED[layout]))
     if layout == "B H L D":
         x = x.transpose(0, 2, 1, 3)
     return x.reshape(x.shape[0], x.shape[1], -1)
