@@ -16,6 +16,7 @@
 #include "cli/interrupt.hpp"
 #include "cli/options.hpp"
 #include "core/case_dir.hpp"
+#include "core/choices.hpp"
 #include "core/npy.hpp"
 
 namespace scancheck::cli {
@@ -96,7 +97,7 @@ void add_list(CLI::App& app, Action& action) {
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("list", "List every registered backend");
-  cmd->add_option("--arch", o->arch, "only this architecture");
+  cmd->add_option("--arch", o->arch, "only this architecture: " + architecture_choices());
   cmd->add_flag("--json", o->json, "print JSON");
   o->foreign.add_to(*cmd);
   cmd->callback([&action, o] {
@@ -121,7 +122,7 @@ void add_run(CLI::App& app, Action& action) {
   o->executor.add_to(*cmd);
   o->foreign.add_to(*cmd);
   cmd->add_option("--sqrt-gradient", o->sqrt_gradient,
-                  "bounded | exact: the gated layers' sqrt-gradient convention (default: the case's)");
+                  sqrt_gradient_choices() + ": the gated layers' sqrt-gradient convention (default: the case's)");
   cmd->callback([&action, o] {
     action = [o] {
       o->foreign.load();

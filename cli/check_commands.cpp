@@ -16,6 +16,7 @@
 #include "cli/options.hpp"
 #include "core/case_dir.hpp"
 #include "core/case_request.hpp"
+#include "core/choices.hpp"
 #include "core/error.hpp"
 #include "properties/differential.hpp"
 
@@ -105,12 +106,12 @@ void add_check(CLI::App& app, Action& action) {
   auto o = std::make_shared<CheckOptions>();
   CLI::App* cmd = app.add_subcommand("check", "Judge backends on one case against the exact reference");
   cmd->add_option("--case", o->case_dir, "case directory");
-  cmd->add_option("--arch", o->arch, "or generate a case: scan | complex_scan | rglru | complex_rglru");
+  cmd->add_option("--arch", o->arch, "or generate a case: " + architecture_choices());
   cmd->add_option("--shape", o->shape, "B,L,W[,H]");
   cmd->add_option("--seed", o->seed, "seed of the generated case");
-  cmd->add_option("--regime", o->regime, "default | long_memory | resets | extreme | clip");
-  cmd->add_option("--io-dtype", o->io_dtype, "float32 | bfloat16 (default: whichever the backends take)");
-  cmd->add_option("--sqrt-gradient", o->sqrt_gradient, "bounded | exact (generated cases)");
+  cmd->add_option("--regime", o->regime, regime_choices());
+  cmd->add_option("--io-dtype", o->io_dtype, dtype_choices() + " (default: whichever the backends take)");
+  cmd->add_option("--sqrt-gradient", o->sqrt_gradient, sqrt_gradient_choices() + " (generated cases)");
   cmd->add_flag("--no-h0", o->no_h0, "generated cases: without h0");
   cmd->add_flag("--no-dh-last", o->no_dh_last, "generated cases: without dh_last");
   cmd->add_option("--backend", o->backends, "backend name or glob, e.g. 'rglru/fused_*@fp32'")->required();

@@ -27,6 +27,7 @@
 #include "cli/options.hpp"
 #include "cli/progress.hpp"
 #include "core/case_request.hpp"
+#include "core/choices.hpp"
 #include "core/error.hpp"
 #include "properties/differential.hpp"
 #include "properties/fuzz.hpp"
@@ -224,7 +225,8 @@ void add_fuzz(CLI::App& app, Action& action) {
   cmd->add_option("--devices", o->devices,
                   "all | 0,1,...: one shard per GPU (the cuda executor), each on its own device; findings together");
   cmd->add_option("--findings", o->findings, "directory for shrunk failing cases (default ./findings)");
-  cmd->add_option("--regimes", o->regimes, "only these regimes, e.g. default,long_memory (default: all five)")
+  cmd->add_option("--regimes", o->regimes, "only these regimes, comma-separated, of: " + regime_choices() +
+                                               " (default: all)")
       ->delimiter(',');
   o->executor.add_to(*cmd);
   o->judge.add_to(*cmd);

@@ -7,6 +7,7 @@
 
 #include "cli/commands.hpp"
 #include "core/case_dir.hpp"
+#include "core/choices.hpp"
 #include "core/generate.hpp"
 
 namespace scancheck::cli {
@@ -20,15 +21,15 @@ void add_make_case(CLI::App& app, Action& action) {
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("make-case", "Generate a case directory deterministically from a seed");
-  cmd->add_option("--arch", o->arch, "scan | complex_scan | rglru | complex_rglru")->required();
+  cmd->add_option("--arch", o->arch, architecture_choices())->required();
   cmd->add_option("--batch", o->batch, "B")->required();
   cmd->add_option("--length", o->length, "L")->required();
   cmd->add_option("--width", o->width, "W (merged [Re | Im] width for the complex kinds)")->required();
   cmd->add_option("--heads", o->heads, "H (default 1)");
   cmd->add_option("--seed", o->seed, "seed of the counter-based RNG")->required();
-  cmd->add_option("--regime", o->regime, "default | long_memory | resets | extreme | clip");
-  cmd->add_option("--io-dtype", o->io_dtype, "float32 | bfloat16");
-  cmd->add_option("--sqrt-gradient", o->sqrt_gradient, "bounded | exact");
+  cmd->add_option("--regime", o->regime, regime_choices());
+  cmd->add_option("--io-dtype", o->io_dtype, dtype_choices());
+  cmd->add_option("--sqrt-gradient", o->sqrt_gradient, sqrt_gradient_choices());
   cmd->add_flag("--no-h0", o->no_h0, "leave out the initial state h0");
   cmd->add_flag("--no-dh-last", o->no_dh_last, "leave out the cotangent dh_last");
   cmd->add_option("--out", o->out, "case directory to write (replaced atomically)")->required();

@@ -22,6 +22,7 @@
 #include "backends/backend.hpp"
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
+#include "core/choices.hpp"
 #include "core/error.hpp"
 #include "properties/backend_properties.hpp"
 #include "properties/search.hpp"
@@ -99,8 +100,8 @@ void add_property(CLI::App& app, Action& action) {
   CLI::App* cmd = app.add_subcommand("property", "Search one backend property for a failure, shrink and save it");
   cmd->add_option("name", o->name, "the property (see --list), or 'list'");
   cmd->add_flag("--list", o->list, "print the properties and what each states");
-  cmd->add_option("--arch", o->arch, "only this architecture (default: every one)");
-  cmd->add_option("--io-dtype", o->io_dtype, "only this io dtype, float32 | bfloat16 (default: both)");
+  cmd->add_option("--arch", o->arch, "only this architecture, " + architecture_choices() + " (default: every one)");
+  cmd->add_option("--io-dtype", o->io_dtype, "only this io dtype, " + dtype_choices() + " (default: every one)");
   o->cases_given = cmd->add_option("--cases", o->cases, "cases per architecture x dtype (default: the property's)");
   o->seed_given = cmd->add_option("--seed", o->seed, "RapidCheck seed (default: RC_PARAMS's seed, else random)");
   cmd->add_option("--findings", o->findings, "directory for shrunk failing cases (default ./findings)");

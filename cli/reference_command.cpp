@@ -12,6 +12,7 @@
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "core/case_dir.hpp"
+#include "core/choices.hpp"
 #include "core/error.hpp"
 #include "core/npy.hpp"
 #include "reference/reference.hpp"
@@ -97,7 +98,7 @@ void add_reference(CLI::App& app, Action& action) {
   cmd->add_flag("--no-bounds", o->no_bounds, "skip the float32 error bounds");
   o->budget.add_to(*cmd);
   cmd->add_option("--sqrt-gradient", o->sqrt_gradient,
-                  "bounded | exact: the gated layers' sqrt-gradient convention (default: the case's)");
+                  sqrt_gradient_choices() + ": the gated layers' sqrt-gradient convention (default: the case's)");
   cmd->callback([&action, o] {
     action = [o] {
       require_output_apart(o->case_dir, o->out, "--out");

@@ -23,6 +23,7 @@
 #include "cli/options.hpp"
 #include "cli/progress.hpp"
 #include "core/case_request.hpp"
+#include "core/choices.hpp"
 #include "core/error.hpp"
 #include "reports/profile.hpp"
 #include "reports/runner.hpp"
@@ -156,8 +157,8 @@ void add_report_options(CLI::App& cmd, Options& o) {
   o.executor.add_to(cmd, /*allow_auto=*/true);
   cmd.add_option("--seed", o.seed, "seed of the case stream (default 1)");
   cmd.add_option("--lengths", o.lengths, "quick, ci: case lengths instead of the preset's, e.g. 2,33,300");
-  cmd.add_option("--regimes", o.regimes, "quick, ci: the cases' regimes, in turn, e.g. default,long_memory "
-                                         "(default: drawn from all five)")
+  cmd.add_option("--regimes", o.regimes, "quick, ci: the cases' regimes, in turn, comma-separated, of: " +
+                                             regime_choices() + " (default: drawn)")
       ->delimiter(',');
   cmd.add_option("--label", o.label, "the report's label (default: the preset); merge joins reports of one label");
   cmd.add_option("--reference-precision", o.reference_precision,

@@ -2,6 +2,7 @@
 #include "core/architecture.hpp"
 
 #include "core/architectures.hpp"
+#include "core/choices.hpp"
 #include "core/enum_names.hpp"
 
 namespace scancheck {
@@ -24,12 +25,20 @@ std::string_view to_string(Architecture a) {
   return static_cast<std::size_t>(a) < architecture_descriptors.size() ? describe(a).name : "invalid";
 }
 
-Architecture parse_architecture(std::string_view name) {
+namespace {
+detail::NameTable<Architecture, architecture_descriptors.size()> architecture_names() {
   detail::NameTable<Architecture, architecture_descriptors.size()> names{};
   for (std::size_t i = 0; i < names.size(); ++i)
     names[i] = {architecture_descriptors[i].id, architecture_descriptors[i].name};
-  return detail::parse_name(names, "architecture", name);
+  return names;
 }
+}  // namespace
+
+Architecture parse_architecture(std::string_view name) {
+  return detail::parse_name(architecture_names(), "architecture", name);
+}
+std::string architecture_choices() { return detail::choices(architecture_names()); }
+std::string sqrt_gradient_choices() { return detail::choices(sqrt_gradient_names); }
 
 std::string_view to_string(SqrtGradient g) { return detail::name_of(sqrt_gradient_names, g); }
 SqrtGradient parse_sqrt_gradient(std::string_view name) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/dtype.hpp"
 
+#include "core/choices.hpp"
 #include "core/enum_names.hpp"
 
 namespace scancheck {
@@ -16,5 +17,6 @@ constexpr detail::NameTable<DType, 2> dtype_names{{
 
 std::string_view to_string(DType d) { return detail::name_of(dtype_names, d); }
 DType parse_dtype(std::string_view name) { return detail::parse_name(dtype_names, "dtype", name); }
+std::string dtype_choices() { return detail::choices(dtype_names); }
 
 }  // namespace scancheck

@@ -36,4 +36,12 @@ E parse_name(const NameTable<E, N>& table, std::string_view what, std::string_vi
                    expected + ")");
 }
 
+//! The table's names joined by " | ", for help texts (core/choices.hpp).
+template <class E, std::size_t N>
+std::string choices(const NameTable<E, N>& table) {
+  std::string out;
+  for (const auto& [v, name] : table) out += (out.empty() ? "" : " | ") + std::string(name);
+  return out;
+}
+
 }  // namespace scancheck::detail

@@ -13,6 +13,7 @@
 
 #include "core/architectures.hpp"
 #include "core/case_generation.hpp"
+#include "core/choices.hpp"
 #include "core/enum_names.hpp"
 #include "core/error.hpp"
 #include "core/rng.hpp"
@@ -246,6 +247,7 @@ std::int64_t GenerationContext::channels() const { return state_channels(req.arc
 
 std::string_view to_string(Regime r) { return detail::name_of(regime_names, r); }
 Regime parse_regime(std::string_view name) { return detail::parse_name(regime_names, "regime", name); }
+std::string regime_choices() { return detail::choices(regime_names); }
 
 Case make_case(const CaseRequest& req) {
   validate(req.architecture, req.shape);
