@@ -78,6 +78,7 @@ def test_a_kernel_without_h0_declares_so():
     ({"io_dtype": "float16"}, "io_dtype 'float16'"),
     ({"layout": "W B L"}, "layout 'W B L'"),
     ({"omits": ("dy",)}, r"omits \['dy'\], which are not gradients of scan"),
+    ({"passes": ("forward", "backward")}, "numpy has no autodiff: pass backward="),
 ])
 def test_bad_declarations_name_the_problem(kwargs, message):
     with pytest.raises(ValueError, match=message):

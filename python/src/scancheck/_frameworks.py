@@ -54,7 +54,7 @@ class Framework:
 
     def vjp(self, forward: Forward, inputs: Mapping[str, Any], differentiable: list[str],
             cotangents: tuple[Any, ...]) -> tuple[tuple[Any, ...], dict[str, Any], Timings]:
-        raise NotImplementedError("a numpy backend has no autodiff: pass backward= to scancheck.backend")
+        raise AssertionError("unreachable: Backend refuses a numpy backward without backward=")
 
 
 class Torch(Framework):

@@ -1,7 +1,7 @@
 """Declaring a kernel as a scancheck backend, and running it on one case directory.
 
     >>> import numpy as np, scancheck
-    >>> @scancheck.backend("scan", variant="numpy_loop", framework="numpy", constraints={"h0": False})
+    >>> @scancheck.backend("scan", variant="numpy_loop", framework="numpy", passes=("forward",))
     ... def numpy_loop(a, b):
     ...     h = np.empty_like(b); state = np.zeros_like(b[:, 0])
     ...     for t in range(b.shape[1]):
@@ -81,6 +81,8 @@ class Backend:
         if set(self.omits) - gradients:
             raise ValueError(f"{self.variant}: omits {sorted(set(self.omits) - gradients)}, which are not gradients "
                              f"of {spec.name} (its gradients: {', '.join(sorted(gradients))})")
+        if self.framework == "numpy" and "backward" in self.passes and self.backward is None:
+            raise ValueError(f"{self.variant}: numpy has no autodiff: pass backward=, or passes=('forward',)")
 
     @property
     def spec(self) -> ArchitectureSpec:
