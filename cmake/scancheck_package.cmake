@@ -31,3 +31,9 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/scancheckConfigVersion.cm
 install(FILES ${PROJECT_BINARY_DIR}/scancheckConfig.cmake ${PROJECT_BINARY_DIR}/scancheckConfigVersion.cmake
   ${PROJECT_SOURCE_DIR}/cmake/ScancheckPlugin.cmake ${PROJECT_SOURCE_DIR}/cmake/scancheck_discover_backends.cmake
   DESTINATION ${SCANCHECK_CMAKE_INSTALL_DIR})
+
+# `pip install .` at the repository root (pyproject.toml, scikit-build-core) installs the component `wheel`
+# alone: the executable, into the wheel's scripts folder, which pip puts beside the environment's python.
+if(SKBUILD)
+  install(TARGETS scancheck RUNTIME DESTINATION ${SKBUILD_SCRIPTS_DIR} COMPONENT wheel)
+endif()

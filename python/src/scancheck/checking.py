@@ -4,12 +4,14 @@
     >>> result.passed, result.cases
     (True, 200)
 
-The executable is `$SCANCHECK` when set, else `scancheck` on PATH. It runs the exact reference, draws and
+The executable is `$SCANCHECK` when set, else the one installed with this package (`pip install .` at the
+repository root builds it), else `scancheck` on PATH. It runs the exact reference, draws and
 shrinks the cases, and starts this library's worker (`python -m scancheck.worker FILE`) for the kernels.
 """
 
 from __future__ import annotations
 
+import importlib.metadata
 import os
 import re
 import shlex
@@ -24,21 +26,49 @@ REGIMES = ("default", "long_memory", "resets", "extreme", "clip")
 
 
 class ScancheckNotFound(RuntimeError):
-    """Neither $SCANCHECK nor PATH holds a scancheck executable."""
+    """No scancheck executable: not in $SCANCHECK, not installed with this package, not on PATH."""
 
 
 def executable() -> str:
-    """The scancheck executable: `$SCANCHECK`, else `scancheck` on PATH."""
+    """The scancheck executable: `$SCANCHECK`; else the one installed with this package; else on PATH.
+
+    `pip install .` at the repository root builds the executable and installs it into the environment's
+    scripts folder (bin/ beside its python), where it is found even when that folder is not on PATH (a
+    virtual environment run without activating it); `pip install ./python` installs the package alone.
+
+        >>> scancheck.executable()    # doctest: +SKIP
+        '/home/me/venv/bin/scancheck'
+    """
     explicit = os.environ.get("SCANCHECK")
     if explicit:
         if not (Path(explicit).is_file() and os.access(explicit, os.X_OK)):
             raise ScancheckNotFound(f"SCANCHECK={explicit} is not an executable file")
         return explicit
-    found = shutil.which("scancheck")
+    found = installed_executable() or shutil.which("scancheck")
     if found is None:
         raise ScancheckNotFound("no scancheck executable: set SCANCHECK=/path/to/scancheck or put it on PATH "
-                                "(build it with `cmake --preset default && cmake --build build/default`)")
+                                "(build it with `cmake --preset default && cmake --build build/default`, "
+                                "or `pip install .` at the repository root, which builds and installs it)")
     return found
+
+
+def installed_executable() -> str | None:
+    """The executable the `scancheck` distribution of this environment installed, or None.
+
+    Read from the distribution's RECORD, so it is found wherever the install scheme put the scripts
+    (a virtual environment, `--user`, `--prefix`), and only when a root `pip install .` put it there.
+    """
+    try:
+        dist = importlib.metadata.distribution("scancheck")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    name = "scancheck.exe" if os.name == "nt" else "scancheck"
+    for record in dist.files or ():
+        if record.name == name and record.parent.name in ("bin", "Scripts"):
+            path = Path(os.path.normpath(str(dist.locate_file(record))))
+            if path.is_file() and os.access(path, os.X_OK):
+                return str(path)
+    return None
 
 
 def worker_command(target: str | Path, only: Sequence[str] = (), provider: str | None = None) -> str:
