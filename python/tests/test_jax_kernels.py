@@ -1,5 +1,7 @@
-"""JAX kernels as scancheck backends: plain functions with jax.vjp for the backward, and a Pallas kernel
-under `interpret=True` on the CPU (forward only: pallas_call has no autodiff rule of its own).
+"""JAX kernels as scancheck backends: plain functions with jax.vjp for the backward, and Pallas kernels
+under `interpret=True` on the CPU: one forward only (pallas_call has no autodiff rule of its own), one with
+its backward, a reverse-scan Pallas kernel joined to the forward by jax.custom_vjp, and that backward with a
+planted bug (dh_last dropped from the reverse carry), which fuzzing catches.
 
 `jax.lax.associative_scan` is a tree scan, one of the evaluation orders scancheck's bound admits; the
 complex one takes native complex64 tensors, whose gradients JAX gives in the conjugate convention (the
@@ -62,13 +64,83 @@ def _pallas_scan_kernel(a_ref, b_ref, h0_ref, h_ref):
     jax.lax.fori_loop(0, a_ref.shape[1], step, h0_ref[...])
 
 
-@scancheck.backend("scan", variant="pallas_loop", framework="jax", passes=("forward",),
-                   constraints={"max_length": 256, "max_width": 64, "max_batch": 4})
-def pallas_loop(a, b, h0):
+PALLAS_BUDGET = {"max_length": 256, "max_width": 64, "max_batch": 4}
+
+
+def _pallas_forward(a, b, h0):
     from jax.experimental import pallas as pl
 
     return pl.pallas_call(_pallas_scan_kernel, out_shape=jax.ShapeDtypeStruct(b.shape, b.dtype),
                           interpret=True)(a, b, h0)
+
+
+@scancheck.backend("scan", variant="pallas_loop", framework="jax", passes=("forward",), constraints=PALLAS_BUDGET)
+def pallas_loop(a, b, h0):
+    return _pallas_forward(a, b, h0)
+
+
+def _pallas_scan_backward_kernel(a_ref, h0_ref, h_ref, dh_ref, dh_last_ref, da_ref, db_ref, dh0_ref, *,
+                                 drop_dh_last):
+    """The reverse scan: g_t = dh_t + a_{t+1} g_{t+1}, from the carry dh_last at t = L-1 down to t = 0;
+    db_t = g_t, da_t = g_t h_{t-1} (h_{-1} = h0), dh0 = a_0 g_0 (recurrences.md, the scan's backward)."""
+    length = a_ref.shape[1]
+
+    def step(i, carry):  # carry: a_{t+1} g_{t+1}, [B, W]
+        t = length - 1 - i
+        g = dh_ref[:, t, :] + carry
+        h_before = jnp.where(t > 0, h_ref[:, jnp.maximum(t - 1, 0), :], h0_ref[...])
+        db_ref[:, t, :] = g
+        da_ref[:, t, :] = g * h_before
+        return a_ref[:, t, :] * g
+
+    carry = jnp.zeros_like(dh_last_ref[...]) if drop_dh_last else dh_last_ref[...]  # the bug: dh_last lost
+    dh0_ref[...] = jax.lax.fori_loop(0, length, step, carry)
+
+
+def _pallas_scan_with_backward(drop_dh_last=False):
+    """A scan of Pallas kernels, forward and backward, as a kernel author writes one: pallas_call has no
+    autodiff rule, so jax.custom_vjp joins the forward kernel to its reverse-scan kernel. It returns
+    (h, h_last), so the backward kernel takes dh_last as its own input, as real kernels do."""
+    import functools
+
+    from jax.experimental import pallas as pl
+
+    def backward(a, h0, h, dh, dh_last):
+        shapes = (jax.ShapeDtypeStruct(a.shape, a.dtype), jax.ShapeDtypeStruct(a.shape, a.dtype),
+                  jax.ShapeDtypeStruct(h0.shape, h0.dtype))
+        kernel = functools.partial(_pallas_scan_backward_kernel, drop_dh_last=drop_dh_last)
+        return pl.pallas_call(kernel, out_shape=shapes, interpret=True)(a, h0, h, dh, dh_last)
+
+    @jax.custom_vjp
+    def scan(a, b, h0):
+        h = _pallas_forward(a, b, h0)
+        return h, h[:, -1]
+
+    def scan_forward(a, b, h0):
+        h = _pallas_forward(a, b, h0)
+        return (h, h[:, -1]), (a, h0, h)
+
+    def scan_backward(saved, cotangents):
+        a, h0, h = saved
+        dh, dh_last = cotangents
+        return backward(a, h0, h, dh, dh_last)
+
+    scan.defvjp(scan_forward, scan_backward)
+    return scan
+
+
+_pallas_scan = _pallas_scan_with_backward()
+_pallas_scan_dropping_dh_last = _pallas_scan_with_backward(drop_dh_last=True)
+
+
+@scancheck.backend("scan", variant="pallas_loop_vjp", framework="jax", constraints=PALLAS_BUDGET)
+def pallas_loop_vjp(a, b, h0):
+    return _pallas_scan(a, b, h0)
+
+
+@scancheck.backend("scan", variant="pallas_loop_vjp_drops_dh_last", framework="jax", constraints=PALLAS_BUDGET)
+def _pallas_loop_vjp_drops_dh_last(a, b, h0):
+    return _pallas_scan_dropping_dh_last(a, b, h0)
 
 
 def test_jax_gradients_come_back_in_the_spec_convention(make_case, tmp_path):
@@ -82,3 +154,25 @@ def test_jax_gradients_come_back_in_the_spec_convention(make_case, tmp_path):
     want = backward_scan(native["a"], native["b"], native["h0"], native["dh"], native.get("dh_last"))
     got = np.load(tmp_path / "da.npy")
     np.testing.assert_allclose(got[..., :3] + 1j * got[..., 3:], want["a"], rtol=1e-4, atol=1e-5)
+
+
+def test_the_pallas_backward_equals_the_hand_written_one(make_case, tmp_path):
+    """The reverse-scan Pallas kernel through the library equals numpy's backward, dh_last included."""
+    from .kernels.numpy_scans import backward_scan
+
+    case = make_case("scan", 2, 9, 3, seed=4)
+    pallas_loop_vjp.run(case, tmp_path)
+    t = {p.stem: np.load(p) for p in case.glob("*.npy")}
+    want = backward_scan(t["a"], t["b"], t["h0"], t["dh"], t.get("dh_last"))
+    for name in ("a", "b", "h0"):
+        np.testing.assert_allclose(np.load(tmp_path / f"d{name}.npy"), want[name], rtol=1e-5, atol=1e-6,
+                                   err_msg=f"d{name}")
+
+
+def test_a_pallas_backward_that_drops_dh_last_is_caught(scancheck_fuzz, tmp_path):
+    result = scancheck_fuzz(_pallas_loop_vjp_drops_dh_last, cases=20, findings=tmp_path)
+    assert not result.passed
+    (failure,) = result.failures
+    assert "where: only where dh_last matters: the run passes without it" in failure.details
+    assert "--shape 1,1,1,1" in failure.summary  # shrunk to one element
+    assert failure.repro
