@@ -2,14 +2,18 @@
 
 import io
 import json
+import os
+import re
+import shutil
 import subprocess
 import sys
+import types
 
 import numpy as np
 import pytest
 
 import scancheck
-from scancheck.protocol import PROTOCOL_VERSION, Server, backends_of, load_module, provider_of
+from scancheck.protocol import PROTOCOL_VERSION, Server, backends_of, load_module, provenance_of, provider_of
 
 from .conftest import KERNELS
 from .kernels import numpy_scans
@@ -113,3 +117,127 @@ def test_a_file_that_cannot_load_is_one_line_and_exit_2(tmp_path):
 def test_load_module_reads_files_and_dotted_names():
     assert backends_of(load_module(str(KERNELS / "numpy_scans.py")))
     assert load_module("json") is json
+
+
+# Provenance: the hello's optional `provenance` (package, version, commit), detected or declared.
+
+def _git(folder, *args):
+    return subprocess.run(["git", "-C", str(folder), *args], capture_output=True, text=True, check=True).stdout.strip()
+
+
+def _kernel_file(folder, name="mykernels_file", extra=""):
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.py"
+    path.write_text(f"import scancheck\n{extra}\n"
+                    "@scancheck.backend('scan', framework='numpy', passes=('forward',))\n"
+                    "def quiet(a, b):\n    return b\n")
+    return path
+
+
+def _hello_of(path, *, site=None):
+    env = dict(os.environ)
+    if site is not None:  # an installed distribution for the worker to find
+        env["PYTHONPATH"] = os.pathsep.join([str(site), *sys.path])
+    done = subprocess.run([sys.executable, "-m", "scancheck.worker", str(path)], input='{"op": "hello"}\n',
+                          capture_output=True, text=True, check=False, env=env)
+    return done.returncode, (json.loads(done.stdout) if done.returncode == 0 else done.stderr)
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_hello_names_the_package_and_the_commit_of_a_file_in_a_repository(tmp_path):
+    repo = tmp_path / "repo"
+    path = _kernel_file(repo / "tests")
+    _git(repo.parent, "init", "-q", str(repo))
+    _git(repo, "add", ".")
+    _git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "kernels")
+    code, hello = _hello_of(path)
+    assert code == 0, hello
+    assert hello["provenance"] == {"package": "mykernels_file", "commit": _git(repo, "rev-parse", "HEAD")}
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_a_file_git_ignores_has_no_commit(tmp_path):
+    """A package installed into a virtual environment inside a checkout is not the checkout's commit."""
+    repo = tmp_path / "repo"
+    _git(tmp_path, "init", "-q", str(repo))
+    (repo / ".gitignore").write_text("/.venv/\n")
+    _git(repo, "add", ".")
+    _git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "ignore")
+    path = _kernel_file(repo / ".venv" / "site-packages")
+    assert provenance_of(load_module(str(path))) == {"package": "mykernels_file"}
+
+
+def test_without_git_there_is_no_commit_and_no_error(tmp_path, monkeypatch):
+    path = _kernel_file(tmp_path)
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    assert provenance_of(load_module(str(path))) == {"package": "mykernels_file"}
+
+    def slow(*args, **kwargs):
+        raise subprocess.TimeoutExpired(args[0], 2.0)
+
+    monkeypatch.setattr(subprocess, "run", slow)
+    assert provenance_of(load_module(str(path))) == {"package": "mykernels_file"}
+
+
+def _installed(site, name, version, files):
+    """A distribution `name` of `version` in the folder `site` whose RECORD lists `files`."""
+    info = site / f"{name}-{version}.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
+    (info / "RECORD").write_text("".join(f"{f},,\n" for f in [*files, f"{info.name}/METADATA"]))
+
+
+def test_the_version_is_the_installed_distributions_that_holds_the_module(tmp_path, monkeypatch):
+    site = tmp_path / "site"
+    (site / "mykernels").mkdir(parents=True)
+    _kernel_file(site / "mykernels", "scancheck_backends")
+    (site / "mykernels" / "__init__.py").write_text("")
+    _installed(site, "mykernels", "1.2.3", ["mykernels/__init__.py", "mykernels/scancheck_backends.py"])
+    monkeypatch.syspath_prepend(str(site))
+    module = load_module("mykernels.scancheck_backends")
+    assert provenance_of(module) == {"package": "mykernels", "version": "1.2.3"}
+    (hello,) = serve(Server("t", backends_of(module), provenance_of(module)), {"op": "hello"})
+    assert hello["provenance"] == {"package": "mykernels", "version": "1.2.3"}
+
+
+def test_a_distribution_that_only_shares_the_name_gives_no_version(tmp_path, monkeypatch):
+    """A distribution that ships its own top-level `tests` is not the version of the user's tests/."""
+    site = tmp_path / "site"
+    _installed(site, "tests", "9.9", ["tests/__init__.py"])
+    monkeypatch.syspath_prepend(str(site))
+    module = types.ModuleType("tests.test_scan")  # as load_module names tests/test_scan.py in a package tests/
+    module.__file__ = str(_kernel_file(tmp_path / "repo" / "tests", "test_scan"))
+    provenance = provenance_of(module)
+    assert provenance["package"] == "tests"
+    assert "version" not in provenance
+
+
+def test_a_declared_provenance_replaces_what_is_detected_key_by_key(tmp_path):
+    site = tmp_path / "site"
+    _installed(site, "mykernels", "2.0.1", [])
+    path = _kernel_file(tmp_path, extra='SCANCHECK_PROVENANCE = {"package": "mykernels", "commit": "v2-rc1"}')
+    code, hello = _hello_of(path, site=site)
+    assert code == 0, hello
+    # the declared package's version is looked up by its name
+    assert hello["provenance"] == {"package": "mykernels", "version": "2.0.1", "commit": "v2-rc1"}
+    path = _kernel_file(tmp_path, "quiet", extra='SCANCHECK_PROVENANCE = {"package": ""}')
+    assert "provenance" not in _hello_of(path)[1]  # an empty string leaves a key out
+
+
+@pytest.mark.parametrize(("declared", "message"), [
+    ('{"package": "k", "branch": "main"}', r"SCANCHECK_PROVENANCE: unknown key\(s\) \['branch'\]"),
+    ('{"version": 2}', r"SCANCHECK_PROVENANCE\['version'\] is a int, not a str"),
+    ('"mykernels 1.0"', "SCANCHECK_PROVENANCE is a str, not a dict"),
+])
+def test_a_bad_declared_provenance_is_one_line_and_exit_2(tmp_path, declared, message):
+    code, stderr = _hello_of(_kernel_file(tmp_path, extra=f"SCANCHECK_PROVENANCE = {declared}"))
+    assert code == 2
+    assert re.search(message, stderr.splitlines()[-1])
+
+
+def test_a_hello_without_provenance_has_no_such_field():
+    (hello,) = serve(Server("t", backends_of(numpy_scans)), {"op": "hello"})
+    assert "provenance" not in hello
+    declared: scancheck.Provenance = {"package": "npscans", "version": "1.0"}
+    (hello,) = serve(Server("t", backends_of(numpy_scans), declared), {"op": "hello"})
+    assert hello["provenance"] == {"package": "npscans", "version": "1.0"}

@@ -17,7 +17,7 @@ The guide is docs/python.md.
 from scancheck.backend import Backend, backend
 from scancheck.checking import Failure, FuzzResult, ScancheckNotFound, executable, fuzz, worker_command
 from scancheck.conventions import Conventions
-from scancheck.protocol import PROTOCOL_VERSION
+from scancheck.protocol import PROTOCOL_VERSION, Provenance
 
 __all__ = [
     "PROTOCOL_VERSION",
@@ -25,6 +25,7 @@ __all__ = [
     "Conventions",
     "Failure",
     "FuzzResult",
+    "Provenance",
     "ScancheckNotFound",
     "backend",
     "executable",

@@ -6,16 +6,19 @@
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
 import json
 import os
 import platform
 import re
+import subprocess
 import sys
 import traceback
-from collections.abc import Iterable, Sequence
+import urllib.parse
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from types import ModuleType
-from typing import IO, Any
+from typing import IO, Any, TypedDict, cast
 
 from scancheck.backend import Backend
 
@@ -99,10 +102,129 @@ def runtime_description(backends: Iterable[Backend]) -> str:
     return ", ".join(parts)
 
 
+class Provenance(TypedDict, total=False):
+    """Where a worker's kernels come from: the hello answer's optional `provenance`, which reports show.
+
+    The worker detects it from the file or module it serves: `package`, its top-level package or module
+    name; `version`, the version of the installed distribution that holds it (importlib.metadata; an
+    editable install of a checkout counts); `commit`, `git rev-parse HEAD` of the repository that holds the
+    file (nothing without git, outside a repository, or in a folder git ignores, such as a virtual
+    environment inside the checkout). Declare it where detection cannot see it, at the top level of the
+    served file or module: the keys given replace the detected ones (the version of a declared package is
+    looked up by its name), and an empty string leaves a key out.
+
+        import mykernels
+        import scancheck
+
+        SCANCHECK_PROVENANCE: scancheck.Provenance = {"package": "mykernels", "version": mykernels.__version__}
+    """
+
+    package: str
+    version: str
+    commit: str
+
+
+PROVENANCE_KEYS = ("package", "version", "commit")
+#: Seconds each git call may take before the commit is left out (a hello must not wait on a slow disk).
+GIT_TIMEOUT = 2.0
+
+
+def provenance_of(module: ModuleType) -> Provenance:
+    """The module's provenance: its SCANCHECK_PROVENANCE over what is detected (see `Provenance`).
+
+    Raises TypeError or ValueError, naming the key, for a declaration that is not a dict of the three
+    string keys.
+    """
+    declared = getattr(module, "SCANCHECK_PROVENANCE", None)
+    if declared is None:
+        declared = {}
+    if not isinstance(declared, Mapping):
+        raise TypeError(f"SCANCHECK_PROVENANCE is a {type(declared).__name__}, not a dict of "
+                        f"{', '.join(PROVENANCE_KEYS)}")
+    unknown = sorted(str(k) for k in declared if k not in PROVENANCE_KEYS)
+    if unknown:
+        raise ValueError(f"SCANCHECK_PROVENANCE: unknown key(s) {unknown} (known: {', '.join(PROVENANCE_KEYS)})")
+    for key, value in declared.items():
+        if not isinstance(value, str):
+            raise TypeError(f"SCANCHECK_PROVENANCE['{key}'] is a {type(value).__name__}, not a str")
+    file = _module_file(module)
+    package = declared.get("package", _top_level_name(module))
+    found = {"package": package}
+    if "version" not in declared and package:
+        found["version"] = _distribution_version(package, None if "package" in declared else file) or ""
+    if "commit" not in declared and file is not None:
+        found["commit"] = _git_commit(file) or ""
+    merged = {**found, **declared}
+    return cast(Provenance, {key: merged[key] for key in PROVENANCE_KEYS if merged.get(key)})
+
+
+def _module_file(module: ModuleType) -> Path | None:
+    file = getattr(module, "__file__", None)
+    return Path(file).resolve() if file else None
+
+
+def _top_level_name(module: ModuleType) -> str:
+    """The served module's top-level package or module name (`python -m pkg.mod` runs as __main__)."""
+    name = module.__name__
+    if name == "__main__":
+        spec = getattr(module, "__spec__", None)
+        file = getattr(module, "__file__", None)
+        name = spec.name if spec is not None and spec.name else Path(file).stem if file else ""
+    return name.split(".")[0]
+
+
+def _distribution_version(package: str, file: Path | None) -> str | None:
+    """The version of the installed distribution that provides `package` (and `file`, when given: a
+    distribution that only shares the name, such as one that ships its own top-level `tests`, is not it)."""
+    names = [*importlib.metadata.packages_distributions().get(package, []), package]
+    for name in dict.fromkeys(names):
+        try:
+            dist = importlib.metadata.distribution(name)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+        if file is None or _holds(dist, file):
+            return dist.version
+    return None
+
+
+def _holds(dist: importlib.metadata.Distribution, file: Path) -> bool:
+    """Whether `dist` installed `file`, or is an editable install of a folder that holds it (PEP 610)."""
+    direct = dist.read_text("direct_url.json")
+    if direct:
+        try:
+            info = json.loads(direct)
+        except ValueError:
+            info = {}
+        url = urllib.parse.urlparse(str(info.get("url", "")))
+        editable = url.scheme == "file" and bool(info.get("dir_info", {}).get("editable"))
+        if editable and file.is_relative_to(Path(urllib.parse.unquote(url.path)).resolve()):
+            return True
+    return any(Path(str(dist.locate_file(f))).resolve() == file for f in dist.files or () if f.name == file.name)
+
+
+def _git_commit(file: Path) -> str | None:
+    """`git rev-parse HEAD` of the repository holding `file`, unless git ignores the file; None without git,
+    outside a repository, or when git takes longer than GIT_TIMEOUT."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}  # a hook's GIT_DIR is not ours
+
+    def git(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["git", "-C", str(file.parent), *args], capture_output=True, text=True, env=env,
+                              timeout=GIT_TIMEOUT, check=False)
+
+    try:
+        head = git("rev-parse", "HEAD")
+        if head.returncode != 0 or git("check-ignore", "-q", "--", file.name).returncode == 0:
+            return None
+    except (OSError, subprocess.SubprocessError):
+        return None
+    commit = head.stdout.strip()
+    return commit if re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", commit) else None
+
+
 class Server:
     """Answers hello, run and bye requests, one JSON object per line, for a fixed set of backends."""
 
-    def __init__(self, provider: str, backends: Sequence[Backend]) -> None:
+    def __init__(self, provider: str, backends: Sequence[Backend], provenance: Provenance | None = None) -> None:
         names = [b.name for b in backends]
         clashes = sorted({n for n in names if names.count(n) > 1})
         if clashes:
@@ -111,11 +233,15 @@ class Server:
             raise ValueError("no scancheck.backend is declared at the top level")
         self.provider = provider
         self.backends = {(b.architecture, b.token): b for b in backends}
+        self.provenance = provenance or Provenance()
 
     def hello(self) -> dict[str, Any]:
         backends = list(self.backends.values())
-        return {"protocol": PROTOCOL_VERSION, "provider": self.provider,
-                "backends": [b.declaration() for b in backends], "runtime": runtime_description(backends)}
+        answer = {"protocol": PROTOCOL_VERSION, "provider": self.provider,
+                  "backends": [b.declaration() for b in backends], "runtime": runtime_description(backends)}
+        if self.provenance:
+            answer["provenance"] = dict(self.provenance)
+        return answer
 
     def run(self, request: dict[str, Any]) -> dict[str, Any]:
         case = Path(request["case"])

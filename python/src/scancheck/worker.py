@@ -5,7 +5,9 @@
 
 The backends are the `scancheck.Backend` objects among the file's or module's top-level names (what the
 `scancheck.backend` decorator returns); the provider is `--provider`, else the module's `SCANCHECK_PROVIDER`,
-else the file's name. The worker's own messages go to stderr, which scancheck keeps as its log.
+else the file's name. The hello also tells where the kernels come from (`scancheck.Provenance`: package,
+version, commit; the module's `SCANCHECK_PROVENANCE` over what is detected). The worker's own messages go
+to stderr, which scancheck keeps as its log.
 """
 
 from __future__ import annotations
@@ -15,7 +17,14 @@ import sys
 from collections.abc import Sequence
 from types import ModuleType
 
-from scancheck.protocol import Server, backends_of, interpret_triton_without_gpu, load_module, provider_of
+from scancheck.protocol import (
+    Server,
+    backends_of,
+    interpret_triton_without_gpu,
+    load_module,
+    provenance_of,
+    provider_of,
+)
 
 
 def serve_module(module: ModuleType, provider: str | None = None, only: Sequence[str] = ()) -> int:
@@ -27,7 +36,7 @@ def serve_module(module: ModuleType, provider: str | None = None, only: Sequence
     protocol_out, sys.stdout = sys.stdout, sys.stderr  # the protocol owns stdout; prints go to the log
     try:
         backends = [b for b in backends_of(module) if not only or b.name in only]
-        server = Server(provider_of(module, provider), backends)
+        server = Server(provider_of(module, provider), backends, provenance_of(module))
     except Exception as e:
         print(f"scancheck.worker: {module.__name__}: {type(e).__name__}: {e}", file=sys.stderr)
         return 2
