@@ -57,20 +57,48 @@ struct Options {
   std::vector<std::string> regimes;
   std::int64_t cases = 0;
   std::uint64_t seed = 1;
+  bool keep_going = false;
   JudgeOptions judge;
   ExecutorOption executor;
   ForeignOptions foreign;
 };
 
-//! "cases 12/100 | 340 backend runs | 1.20 cases/s | 0 failures | ETA 73s"
+//! "50 in each of 2 groups", "29 to 50 in each of 3 groups" (groups whose every backend failed stop early),
+//! "1 group": the cases each group of architecture, io dtype and constraints ran.
+std::string per_group(const FuzzProgress& p) {
+  if (p.groups <= 1) return fmt::format("{} group", p.groups);
+  const std::string each = p.fewest == p.most ? std::to_string(p.most) : fmt::format("{} to {}", p.fewest, p.most);
+  return fmt::format("{} in each of {} groups", each, p.groups);
+}
+
+//! Backends with a finding, and with --keep-going the failed runs they had in all.
+std::string failures(const FuzzOptions& f, const FuzzProgress& p) {
+  if (!f.keep_going) return fmt::format("{} failures", p.findings.size());
+  std::int64_t runs = 0;
+  for (const BackendTally& t : p.tallies) runs += t.failed;
+  return fmt::format("{} failing backends, {} failed runs", p.findings.size(), runs);
+}
+
+//! "cases 12/100 (6 in each of 2 groups) | 340 backend runs | 1.20 cases/s | 0 failures | ETA 73s"
 std::string progress_line(const FuzzOptions& f, const FuzzProgress& p) {
   const double rate = p.elapsed > 0 ? static_cast<double>(p.cases) / p.elapsed : 0;
   std::string eta = "-";
-  if (f.cases && rate > 0) eta = fmt::format("{:.0f}s", static_cast<double>(*f.cases - p.cases) / rate);
+  if (f.cases && rate > 0) eta = fmt::format("{:.0f}s", static_cast<double>(p.planned - p.cases) / rate);
   else if (f.seconds) eta = fmt::format("{:.0f}s", std::max(0.0, *f.seconds - p.elapsed));
-  const std::string total = f.cases ? fmt::format("/{}", *f.cases) : "";
-  return fmt::format("cases {}{} | {} backend runs | {:.2f} cases/s | {} failures | ETA {}", p.cases, total, p.checks,
-                     rate, p.findings.size(), eta);
+  const std::string total = f.cases ? fmt::format("/{}", p.planned) : "";
+  return fmt::format("cases {}{} ({}) | {} backend runs | {:.2f} cases/s | {} | ETA {}", p.cases, total, per_group(p),
+                     p.checks, rate, failures(f, p), eta);
+}
+
+//! --keep-going: "fuzz: numpy:rglru/dh_last_ignored@fp32 failed 37 of 50 cases (74.0%)" per backend. Not
+//! indented and before the FAIL blocks, so that readers of those blocks (python/src/scancheck/checking.py)
+//! see them unchanged.
+void print_failure_rates(const FuzzProgress& p) {
+  for (const BackendTally& t : p.tallies) {
+    const double percent = t.judged > 0 ? 100.0 * static_cast<double>(t.failed) / static_cast<double>(t.judged) : 0;
+    std::printf("fuzz: %s failed %lld of %lld cases (%.1f%%)\n", t.backend.c_str(), static_cast<long long>(t.failed),
+                static_cast<long long>(t.judged), percent);
+  }
 }
 
 //! The GPUs of --devices: "all" (every visible one) or a list of ordinals.
@@ -176,6 +204,7 @@ int run_fuzz(const Options& o) {
   if (o.cases > 0) f.cases = o.cases;
   if (!o.time.empty()) f.seconds = parse_duration(o.time);
   if (!f.cases && !f.seconds) f.cases = 100;
+  f.keep_going = o.keep_going;
   f.executor = o.executor.executor();
   f.policy = o.judge.policy();
   f.reference_threads = o.judge.threads;
@@ -193,12 +222,13 @@ int run_fuzz(const Options& o) {
   }
   const std::string shard_text = fmt::format("{}/{}{}", shard.index, shard.count,
                                              shard.from.empty() || shard.from == "--shard" ? "" : " (" + shard.from + ")");
-  std::printf("fuzz: %lld cases, %lld backend runs in %.1f s, shard %s, seed %llu%s\n",
-              static_cast<long long>(p.cases), static_cast<long long>(p.checks), p.elapsed, shard_text.c_str(),
-              static_cast<unsigned long long>(o.seed), p.interrupted ? " (interrupted)" : "");
+  std::printf("fuzz: %lld cases (%s), %lld backend runs in %.1f s, shard %s, seed %llu%s\n",
+              static_cast<long long>(p.cases), per_group(p).c_str(), static_cast<long long>(p.checks), p.elapsed,
+              shard_text.c_str(), static_cast<unsigned long long>(o.seed), p.interrupted ? " (interrupted)" : "");
   if (p.cases > 0 && p.elapsed > 0)
     std::printf("fuzz: %.2f cases/s, %.0f%% of the time in the reference (%s)\n", static_cast<double>(p.cases) / p.elapsed,
                 100 * p.reference_seconds / p.elapsed, std::string(to_string(f.reference_precision)).c_str());
+  if (f.keep_going) print_failure_rates(p);
   for (std::size_t i = 0; i < p.findings.size(); ++i) {
     const Finding& finding = p.findings[i];
     std::printf("FAIL %s after %lld cases, shrunk in %d steps to %s\n  %s\n", finding.backend.c_str(),
@@ -218,8 +248,14 @@ void add_fuzz(CLI::App& app, Action& action) {
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("fuzz", "Property runs over random cases, shrinking and saving every failure");
   cmd->add_option("--backends", o->backends, "backend name or glob, e.g. 'complex_rglru/*@bf16'")->required();
-  cmd->add_option("--cases", o->cases, "number of cases (default 100 without --time)")->check(positive_integer);
-  cmd->add_option("--time", o->time, "run for this long: 90s, 5m, 2h");
+  cmd->add_option("--cases", o->cases,
+                  "cases per group of backends with one architecture, io dtype and constraints: every backend is "
+                  "judged on this many unless --time runs out first (default 100 without --time)")
+      ->check(positive_integer);
+  cmd->add_option("--time", o->time, "run for this long: 90s, 5m, 2h (the groups take turns)");
+  cmd->add_flag("--keep-going", o->keep_going,
+                "judge a failing backend on every case of its group too: the first failure is shrunk and saved, "
+                "later ones counted, and each backend's failure rate printed ('failed K of N cases')");
   cmd->add_option("--seed", o->seed, "seed of the case stream (default 1)");
   o->shard.add_to(*cmd);
   cmd->add_option("--devices", o->devices,

@@ -73,6 +73,83 @@ Finding finding_of(const BackendInfo& backend, const BackendResult& first, const
   return std::move(*f);
 }
 
+//! The candidates of one architecture, io dtype and constraints: one generator serves them all, so that
+//! every case of the group is inside every member's constraints.
+struct Group {
+  Architecture architecture;
+  DType io_dtype;
+  BackendConstraints constraints;
+  std::vector<const BackendInfo*> members;  //!< those still judged
+  std::int64_t cases = 0;                   //!< run so far: the index of its next case
+};
+
+//! The groups of the candidates, in registry order.
+std::vector<Group> groups_of(const std::vector<const BackendInfo*>& backends) {
+  std::vector<Group> groups;
+  for (const BackendInfo* b : backends) {
+    const auto same = [&](const Group& g) {
+      return g.architecture == b->architecture && g.io_dtype == b->io_dtype && g.constraints == b->constraints;
+    };
+    auto it = std::find_if(groups.begin(), groups.end(), same);
+    if (it == groups.end()) it = groups.insert(groups.end(), Group{b->architecture, b->io_dtype, b->constraints, {}, 0});
+    it->members.push_back(b);
+  }
+  return groups;
+}
+
+//! The progress's case counts: in all, per group, and what the run will hold when done.
+void count_cases(FuzzProgress& p, const std::vector<Group>& groups, const FuzzOptions& o) {
+  p.cases = p.planned = 0;
+  p.fewest = groups.empty() ? 0 : groups.front().cases;
+  p.most = 0;
+  for (const Group& g : groups) {
+    p.cases += g.cases;
+    p.planned += g.members.empty() || !o.cases ? g.cases : std::max(g.cases, *o.cases);
+    p.fewest = std::min(p.fewest, g.cases);
+    p.most = std::max(p.most, g.cases);
+  }
+}
+
+BackendTally& tally_of(FuzzProgress& p, const std::string& backend) {
+  return *std::find_if(p.tallies.begin(), p.tallies.end(), [&](const BackendTally& t) { return t.backend == backend; });
+}
+
+//! The group's next case, judged for every member still judged. A member's first failure is shrunk and
+//! saved; without keep_going it is then judged no more, with it its later failures are only counted.
+void run_group_case(Group& group, const FuzzOptions& o, FuzzProgress& p) {
+  GeneratorOptions generator_options;
+  generator_options.constraints = group.constraints;
+  generator_options.regimes = o.regimes;
+  const rc::Gen<CaseRequest> generator = gen_case_request(group.architecture, group.io_dtype, generator_options);
+  const std::int64_t index = group.cases++;
+  const CaseAddress address = case_address(o.seed, o.shard, index, size_of(index));
+  const CaseRequest request = request_at(generator, address);
+  const Case c = make_case(request);
+  const auto reference_start = Clock::now();
+  const ReferenceResult reference =
+      reference_with_bounds(c, o.reference_threads, o.policy.strict, o.reference_precision);
+  p.reference_seconds += std::chrono::duration<double>(Clock::now() - reference_start).count();
+  for (const BackendResult& r : check_backends(c, group.members, o.executor, reference, o.policy)) {
+    ++p.checks;
+    BackendTally& tally = tally_of(p, r.backend);
+    const bool found = tally.failed > 0;
+    const BackendInfo& backend = find_backend(r.backend);
+    if (found && !r.attempted) {  // given up after its faults: nothing more to learn from it
+      std::erase(group.members, &backend);
+      continue;
+    }
+    ++tally.judged;
+    if (r.pass) continue;
+    ++tally.failed;
+    if (!o.keep_going) std::erase(group.members, &backend);
+    if (found) continue;
+    Finding f = finding_of(backend, r, generator, address, request, o);
+    f.cases_until_failure = index + 1;
+    p.saved.push_back(o.findings ? save_finding(f, *o.findings) : std::filesystem::path());
+    p.findings.push_back(std::move(f));
+  }
+}
+
 }  // namespace
 
 CaseRequest fuzz_case(std::uint64_t seed, std::int64_t shard, std::int64_t index, Architecture a, DType d) {
@@ -80,57 +157,22 @@ CaseRequest fuzz_case(std::uint64_t seed, std::int64_t shard, std::int64_t index
 }
 
 FuzzProgress fuzz(const FuzzOptions& o, const std::function<void(const FuzzProgress&)>& report) {
-  // The groups of the candidates, in registry order: one generator per architecture, io dtype and
-  // constraints, so that every case of a group is inside every member's constraints.
-  struct Group {
-    Architecture architecture;
-    DType io_dtype;
-    BackendConstraints constraints;
-    std::vector<const BackendInfo*> members;
-  };
-  std::vector<Group> groups;
-  for (const BackendInfo* b : o.backends) {
-    const auto same = [&](const Group& g) {
-      return g.architecture == b->architecture && g.io_dtype == b->io_dtype && g.constraints == b->constraints;
-    };
-    auto it = std::find_if(groups.begin(), groups.end(), same);
-    if (it == groups.end()) it = groups.insert(groups.end(), Group{b->architecture, b->io_dtype, b->constraints, {}});
-    it->members.push_back(b);
-  }
+  std::vector<Group> groups = groups_of(o.backends);
   FuzzProgress p;
+  p.groups = static_cast<std::int64_t>(groups.size());
+  for (const BackendInfo* b : o.backends) p.tallies.push_back({b->name, 0, 0});
   const auto start = Clock::now();
   const auto stopped = [&o] { return o.stop && o.stop->load(); };
-  const auto all_found = [&] {
-    return std::all_of(groups.begin(), groups.end(), [](const Group& g) { return g.members.empty(); });
-  };
-  for (std::int64_t i = 0; !groups.empty() && !all_found(); ++i) {
+  const auto done = [&o](const Group& g) { return g.members.empty() || (o.cases && g.cases >= *o.cases); };
+  count_cases(p, groups, o);
+  // The groups take turns, so that with --time every group gets about as many cases.
+  for (std::size_t turn = 0; !std::all_of(groups.begin(), groups.end(), done); ++turn) {
     p.elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-    if ((o.cases && i >= *o.cases) || (o.seconds && p.elapsed >= *o.seconds) || stopped()) break;
-    Group& group = groups[static_cast<std::size_t>(i) % groups.size()];
-    if (group.members.empty()) continue;  // every backend of the group has its finding
-    GeneratorOptions generator_options;
-    generator_options.constraints = group.constraints;
-    generator_options.regimes = o.regimes;
-    const rc::Gen<CaseRequest> generator = gen_case_request(group.architecture, group.io_dtype, generator_options);
-    const CaseAddress address = case_address(o.seed, o.shard, i, size_of(i));
-    const CaseRequest request = request_at(generator, address);
-    const Case c = make_case(request);
-    const auto reference_start = Clock::now();
-    const ReferenceResult reference =
-        reference_with_bounds(c, o.reference_threads, o.policy.strict, o.reference_precision);
-    p.reference_seconds += std::chrono::duration<double>(Clock::now() - reference_start).count();
-    for (const BackendResult& r : check_backends(c, group.members, o.executor, reference, o.policy)) {
-      ++p.checks;
-      if (r.pass) continue;
-      // One finding per backend: once it is known to fail, later cases do not run it again.
-      const BackendInfo& failing = find_backend(r.backend);
-      std::erase(group.members, &failing);
-      Finding f = finding_of(failing, r, generator, address, request, o);
-      f.cases_until_failure = i + 1;
-      p.saved.push_back(o.findings ? save_finding(f, *o.findings) : std::filesystem::path());
-      p.findings.push_back(std::move(f));
-    }
-    ++p.cases;
+    if ((o.seconds && p.elapsed >= *o.seconds) || stopped()) break;
+    Group& group = groups[turn % groups.size()];
+    if (done(group)) continue;
+    run_group_case(group, o, p);
+    count_cases(p, groups, o);
     p.elapsed = std::chrono::duration<double>(Clock::now() - start).count();
     if (report) report(p);
   }

@@ -28,7 +28,7 @@ SCANS = {"linear": common.ScanType.LINEAR_NATIVE, "associative": common.ScanType
 # walks every tile in Python, so its interpreted cases stay short.
 PALLAS = {"rglru": {"width_multiple": 128, "max_width": 128, "max_length": 48},
           "complex_rglru": {"width_multiple": 256, "max_width": 256, "max_length": 48}}
-SMALL = {"max_length": 300, "max_width": 64}
+SMALL = {"max_length": 300, "max_width": 64, "width_multiple": 2}  # RGLRU.setup asserts an even width
 
 
 def _apply(x, segment_pos, h0, parameters, heads, scan, only_real):

@@ -120,6 +120,16 @@ hold_runs "$gate"
   --findings "$work/sigint" >"$work/sigint.txt" 2>"$work/sigint.err" &
 fuzz_pid=$!
 wait_for_held_run "$gate"
+# --cases counts per group of architecture, io dtype and constraints; --keep-going judges a failing backend
+# on every case, saves its first failure only (one FAIL block, as ever) and prints its failure rate.
+"$bin" fuzz --backends 'scan/chunk16@*' --cases 3 --findings "$work/per-group" >"$work/per-group.txt" 2>/dev/null &&
+  grep -q '^fuzz: 6 cases (3 in each of 2 groups), 6 backend runs' "$work/per-group.txt" && pass ||
+  { fail "fuzz --cases is per group"; cat "$work/per-group.txt"; }
+"$bin" fuzz --backends 'scan/chunk16@fp32' --cases 3 --keep-going --policy "$work/strict.json" \
+  --findings "$work/keep-going" >"$work/keep-going.txt" 2>/dev/null
+[ $? -eq 1 ] && [ "$(grep -c '^FAIL scan/chunk16@fp32 after 1 cases' "$work/keep-going.txt")" -eq 1 ] &&
+  grep -q '^fuzz: scan/chunk16@fp32 failed 3 of 3 cases (100.0%)' "$work/keep-going.txt" &&
+  [ "$(ls "$work/keep-going" | wc -l)" -eq 1 ] && pass || { fail "fuzz --keep-going counts and shrinks once"; cat "$work/keep-going.txt"; }
 kill -INT "$fuzz_pid"
 wait_for_stop_taken "$work/sigint.err"
 release_runs "$gate"

@@ -12,7 +12,7 @@ python=/usr/bin/python3
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 status=0
-for run in "torch:*/autograd@*|$src/examples/torch_worker.py|8000" "numpy:*/{sequential,textbook}@*|$src/examples/numpy_worker.py|4000"; do
+for run in "torch:*/autograd@*|$src/examples/torch_worker.py|2000" "numpy:*/{sequential,textbook}@*|$src/examples/numpy_worker.py|2000"; do
   IFS='|' read -r backends worker cases <<<"$run"
   "$bin" fuzz --worker "$python $worker" --backends "$backends" --cases "$cases" --seed 2026 \
     --findings "$work/findings" 2>&1 | tail -4 || status=1

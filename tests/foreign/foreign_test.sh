@@ -20,16 +20,27 @@ numpy="$python $src/examples/numpy_worker.py"
 mis="$python $src/tests/foreign/misbehaving_worker.py"
 
 
-# A correct worker: listed with its provider, passes 200 fuzz cases.
+# A correct worker: listed with its provider, passes 100 fuzz cases per backend (scan and rglru: two groups).
 "$bin" list --worker "$numpy" >"$work/list.txt" && grep -q '^numpy:rglru/textbook@fp32 ' "$work/list.txt" &&
   pass || fail "list shows the worker's provider-qualified backends"
-"$bin" fuzz --worker "$numpy" --backends 'numpy:*' --cases 200 --findings "$work/ok-findings" >"$work/fuzz.txt" 2>&1 &&
-  grep -q 'fuzz: 200 cases' "$work/fuzz.txt" && pass || { fail "numpy worker passes 200 fuzz cases"; cat "$work/fuzz.txt"; }
+"$bin" fuzz --worker "$numpy" --backends 'numpy:*' --cases 100 --findings "$work/ok-findings" >"$work/fuzz.txt" 2>&1 &&
+  grep -q 'fuzz: 200 cases (100 in each of 2 groups)' "$work/fuzz.txt" && pass ||
+  { fail "numpy worker passes 200 fuzz cases"; cat "$work/fuzz.txt"; }
 
 # A plausible bug (the backward drops dh_last): caught, shrunk to one element, and the repro replays it.
 "$bin" fuzz --worker "$numpy --misbehave" --backends 'numpy:rglru/dh_last_ignored@fp32' --cases 60 \
   --findings "$work/findings" >"$work/bug.txt" 2>&1
 [ $? -eq 1 ] && grep -q 'shape 1,1,1,1' "$work/bug.txt" && pass || { fail "the dh_last bug is caught and shrunk"; cat "$work/bug.txt"; }
+# A group whose backends all failed stops; the other group still gets its --cases (scan: 60).
+grep -qE '^fuzz: [0-9]+ cases \([0-9]+ to 60 in each of 2 groups\)' <("$bin" fuzz --worker "$numpy --misbehave" \
+  --backends 'numpy:{rglru/dh_last_ignored,scan/sequential}@fp32' --cases 60 --findings "$work/two-groups" 2>&1) &&
+  pass || fail "a group that stops early leaves the other its cases"
+# --keep-going: the same bug judged on all 60 cases; the first failure shrunk as above, the others counted.
+"$bin" fuzz --worker "$numpy --misbehave" --backends 'numpy:rglru/dh_last_ignored@fp32' --cases 60 --keep-going \
+  --findings "$work/rate-findings" >"$work/rate.txt" 2>&1
+[ $? -eq 1 ] && grep -qE '^fuzz: numpy:rglru/dh_last_ignored@fp32 failed ([2-9]|[1-5][0-9]|60) of 60 cases' "$work/rate.txt" &&
+  [ "$(grep -c '^FAIL ' "$work/rate.txt")" -eq 1 ] && grep -q 'shape 1,1,1,1' "$work/rate.txt" && pass ||
+  { fail "--keep-going counts the failures"; cat "$work/rate.txt"; }
 repro=$(grep -m1 'repro: scancheck check' "$work/bug.txt" | sed 's/.*repro: scancheck check //')
 eval "\"$bin\" check $repro" >"$work/replay.txt" 2>&1  # the repro names the worker itself
 [ $? -eq 1 ] && grep -q 'dh_last_ignored@fp32: FAIL' "$work/replay.txt" && pass || { fail "the finding replays"; cat "$work/replay.txt"; }
@@ -88,9 +99,10 @@ expect_bad_input "omits names no gradient" "'dh' is not a gradient of scan" list
 # softplus in the extreme regime.
 torch_worker="$python $src/examples/torch_worker.py --formulations"
 if "$python" -c 'import torch' 2>/dev/null; then
-  "$bin" fuzz --worker "$torch_worker" --backends 'torch:*/{autograd,sigmoid_pair,stable_softplus}@*' --cases 200 \
+  "$bin" fuzz --worker "$torch_worker" --backends 'torch:*/{autograd,sigmoid_pair,stable_softplus}@*' --cases 50 \
     --findings "$work/torch-findings" >"$work/torch.txt" 2>&1 &&
-    grep -q 'fuzz: 200 cases' "$work/torch.txt" && pass || { fail "the torch worker passes 200 cases"; cat "$work/torch.txt"; }
+    grep -q 'fuzz: 200 cases (50 in each of 4 groups)' "$work/torch.txt" && pass ||
+    { fail "the torch worker passes 200 cases"; cat "$work/torch.txt"; }
   # A saturated gate: autograd passes with a note naming the better formulation; --strict fails it.
   "$bin" make-case --arch rglru --batch 1 --length 1 --width 2 --heads 1 --seed 17509645367294361568 \
     --regime extreme --out "$work/saturated" >/dev/null

@@ -96,6 +96,15 @@ class Failure:
 
 
 @dataclass(frozen=True)
+class FailureRate:
+    """How often a backend failed with `keep_going`: `failed` of the `judged` cases it ran on."""
+
+    backend: str
+    failed: int
+    judged: int
+
+
+@dataclass(frozen=True)
 class FuzzResult:
     """What one `scancheck fuzz` run found."""
 
@@ -103,6 +112,7 @@ class FuzzResult:
     cases: int
     failures: tuple[Failure, ...]
     output: str = field(repr=False)
+    rates: tuple[FailureRate, ...] = ()  # with keep_going: every backend's
 
     @property
     def passed(self) -> bool:
@@ -111,8 +121,13 @@ class FuzzResult:
 
 def fuzz(target: str | Path, backends: str = "*", *, cases: int | None = None, time: str | None = None,
          seed: int = 1, regimes: Sequence[str] = (), findings: str | Path = "findings", only: Sequence[str] = (),
-         provider: str | None = None, timeout: float | None = None, extra_args: Sequence[str] = ()) -> FuzzResult:
+         provider: str | None = None, timeout: float | None = None, keep_going: bool = False,
+         extra_args: Sequence[str] = ()) -> FuzzResult:
     """Fuzzes the backends `target` (a file or module) declares, matched by `backends` (a glob over names).
+
+    `cases` is per group of backends with one architecture, io dtype and constraints: every backend is
+    judged on that many. `keep_going` judges a failing backend on every case (its first failure is shrunk,
+    the others counted) and fills `rates`.
 
     Raises ValueError on bad input (scancheck's exit code 2), with scancheck's one-line message.
     """
@@ -129,12 +144,14 @@ def fuzz(target: str | Path, backends: str = "*", *, cases: int | None = None, t
         command += ["--regimes", *regimes]
     if timeout is not None:
         command += ["--timeout", str(timeout)]
+    if keep_going:
+        command.append("--keep-going")
     command += list(extra_args)
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     output = done.stdout + done.stderr
     if done.returncode == 2:
         raise ValueError(_last_line(done.stderr) or _last_line(done.stdout) or "scancheck fuzz: bad input")
-    return FuzzResult(done.returncode, _cases(done.stdout), _failures(done.stdout), output)
+    return FuzzResult(done.returncode, _cases(done.stdout), _failures(done.stdout), output, _rates(done.stdout))
 
 
 def _last_line(text: str) -> str:
@@ -145,6 +162,12 @@ def _last_line(text: str) -> str:
 def _cases(stdout: str) -> int:
     m = re.search(r"^fuzz: (\d+) cases", stdout, re.MULTILINE)
     return int(m.group(1)) if m else 0
+
+
+def _rates(stdout: str) -> tuple[FailureRate, ...]:
+    """The keep-going lines: "fuzz: BACKEND failed K of N cases (P%)"."""
+    found = re.findall(r"^fuzz: (\S+) failed (\d+) of (\d+) cases", stdout, re.MULTILINE)
+    return tuple(FailureRate(backend, int(failed), int(judged)) for backend, failed, judged in found)
 
 
 def _failures(stdout: str) -> tuple[Failure, ...]:
