@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
-//! `scancheck check`: one case (a directory, or generated from a seed) against every backend matching a
-//! glob, judged by the tolerance policy. `scancheck verify`: outputs produced anywhere (a PyTorch or JAX
-//! implementation, another kernel), as a directory of .npy files, judged the same way.
+//! `scancheck check`: one case (a directory, or generated from a seed) against every backend matching one of
+//! the names or globs of --backend (repeatable), judged by the tolerance policy. `scancheck verify`: outputs
+//! produced anywhere (a PyTorch or JAX implementation, another kernel), as a directory of .npy files, judged
+//! the same way.
 //! Exit codes: 0 every judged run passes, 1 one fails, 2 bad input.
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -11,6 +13,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
@@ -24,7 +27,8 @@ namespace scancheck::cli {
 namespace {
 
 struct CheckOptions {
-  std::string case_dir, arch, shape, regime = "default", backends, io_dtype, sqrt_gradient = "bounded";
+  std::string case_dir, arch, shape, regime = "default", io_dtype, sqrt_gradient = "bounded";
+  std::vector<std::string> backends;  //!< names or globs: each must match a backend
   std::uint64_t seed = 0;
   bool no_h0 = false, no_dh_last = false;
   JudgeOptions judge;
@@ -32,6 +36,16 @@ struct CheckOptions {
   ExecutorOption executor;
   ForeignOptions foreign;
 };
+
+//! Every backend one of `names` matches, once, in the order of the names (a glob's in registry order). A name
+//! that matches no backend is bad input, as for one --backend.
+std::vector<const BackendInfo*> matched_backends(const std::vector<std::string>& names) {
+  std::vector<const BackendInfo*> matched;
+  for (const std::string& name : names)
+    for (const BackendInfo* b : match_backends(name))
+      if (std::find(matched.begin(), matched.end(), b) == matched.end()) matched.push_back(b);
+  return matched;
+}
 
 //! The matched backends that fit `c` (architecture and io dtype).
 std::vector<const BackendInfo*> fitting(const Case& c, const std::vector<const BackendInfo*>& matched) {
@@ -68,7 +82,7 @@ int run_check(const CheckOptions& o) {
   o.foreign.load();
   const TolerancePolicy policy = o.judge.policy();
   const Executor executor = o.executor.executor();
-  const std::vector<const BackendInfo*> matched = match_backends(o.backends);
+  const std::vector<const BackendInfo*> matched = matched_backends(o.backends);
   int status = 0;
   bool any = false;
   for (const auto& [c, source] : cases_to_check(o, matched)) {
@@ -81,7 +95,7 @@ int run_check(const CheckOptions& o) {
     std::printf("%s", format_check(c, source, results).c_str());
     for (const BackendResult& r : results) status = r.pass ? status : 1;
   }
-  if (!any) throw InputError(fmt::format("no backend matching '{}' runs this case", o.backends));
+  if (!any) throw InputError(fmt::format("no backend matching '{}' runs this case", fmt::join(o.backends, "', '")));
   return status;
 }
 
@@ -114,7 +128,9 @@ void add_check(CLI::App& app, Action& action) {
   cmd->add_option("--sqrt-gradient", o->sqrt_gradient, sqrt_gradient_choices() + " (generated cases)");
   cmd->add_flag("--no-h0", o->no_h0, "generated cases: without h0");
   cmd->add_flag("--no-dh-last", o->no_dh_last, "generated cases: without dh_last");
-  cmd->add_option("--backend", o->backends, "backend name or glob, e.g. 'rglru/fused_*@fp32'")->required();
+  cmd->add_option("--backend", o->backends,
+                  "backend name or glob, e.g. 'rglru/fused_*@fp32'; repeat it (or give several) to check them all")
+      ->required();
   o->executor.add_to(*cmd);
   o->judge.add_to(*cmd);
   o->budget.add_to(*cmd);

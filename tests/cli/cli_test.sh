@@ -96,6 +96,14 @@ expect_bad_input_leaving_nothing "unknown sqrt convention" "$work/z" run --backe
   --threads 2 >"$work/check.txt" && grep -q 'verdict: PASS' "$work/check.txt" && grep -q 'd_a_imag_param' "$work/check.txt" &&
   pass || fail "check on a generated case"
 "$bin" check --case "$work/clip" --backend 'rglru/*chunk16@fp32' --threads 2 >/dev/null && pass || fail "check --case"
+# Several --backend (repeated, or several names after one): each checked once; an unknown one is bad input.
+"$bin" check --case "$work/clip" --backend rglru/sequential@fp32 --backend 'rglru/fused_chunk16@*' rglru/sequential@fp32 \
+  --threads 2 >"$work/check-several.txt" && grep -q '^rglru/sequential@fp32: PASS' "$work/check-several.txt" &&
+  grep -q '^rglru/fused_chunk16@fp32: PASS' "$work/check-several.txt" &&
+  grep -q '^verdict: PASS (2 checked, 0 failed)' "$work/check-several.txt" && pass ||
+  { fail "check with several --backend"; cat "$work/check-several.txt"; }
+expect_bad_input "an unknown name among several --backend" "no backend matches 'rglru/nonesuch@fp32'" check \
+  --case "$work/clip" --backend rglru/sequential@fp32 --backend rglru/nonesuch@fp32
 fixture="$(dirname "$0")/../../../shared/fixtures/recurrentgemma_torch/rglru_default_B2_L33_W16_H2"
 [ -d "$fixture" ] || fixture="${SCANCHECK_FIXTURES:-/nonexistent}/recurrentgemma_torch/rglru_default_B2_L33_W16_H2"
 if [ -d "$fixture" ]; then
@@ -112,14 +120,6 @@ echo '{"bound_factor": 0, "baseline_factor": 0, "baseline_slack_ulps": 0, "basel
   "$bin" check --case "$(ls -d "$work"/findings/*/case | head -1)" --backend 'scan/chunk16@fp32' >/dev/null &&
   pass || fail "fuzz saves a shrunk finding that check replays (an impossible policy makes every run fail)"
 "$bin" fuzz --backends 'scan/*' --cases 20 --shard 1/3 >/dev/null 2>&1 && pass || fail "fuzz --shard"
-# Ctrl-C stops a fuzz run cleanly after the current case: summary printed, exit 130 without findings. The
-# case in progress is a held run (check_support.sh), so the signal certainly arrives in the middle of one.
-gate=$work/gate
-hold_runs "$gate"
-"$bin" fuzz --worker "$(held_worker scan "$gate")" --backends 'mis-held:*' --time 600s --timeout 300 \
-  --findings "$work/sigint" >"$work/sigint.txt" 2>"$work/sigint.err" &
-fuzz_pid=$!
-wait_for_held_run "$gate"
 # --cases counts per group of architecture, io dtype and constraints; --keep-going judges a failing backend
 # on every case, saves its first failure only (one FAIL block, as ever) and prints its failure rate.
 "$bin" fuzz --backends 'scan/chunk16@*' --cases 3 --findings "$work/per-group" >"$work/per-group.txt" 2>/dev/null &&
@@ -130,6 +130,14 @@ wait_for_held_run "$gate"
 [ $? -eq 1 ] && [ "$(grep -c '^FAIL scan/chunk16@fp32 after 1 cases' "$work/keep-going.txt")" -eq 1 ] &&
   grep -q '^fuzz: scan/chunk16@fp32 failed 3 of 3 cases (100.0%)' "$work/keep-going.txt" &&
   [ "$(ls "$work/keep-going" | wc -l)" -eq 1 ] && pass || { fail "fuzz --keep-going counts and shrinks once"; cat "$work/keep-going.txt"; }
+# Ctrl-C stops a fuzz run cleanly after the current case: summary printed, exit 130 without findings. The
+# case in progress is a held run (check_support.sh), so the signal certainly arrives in the middle of one.
+gate=$work/gate
+hold_runs "$gate"
+"$bin" fuzz --worker "$(held_worker scan "$gate")" --backends 'mis-held:*' --time 600s --timeout 300 \
+  --findings "$work/sigint" >"$work/sigint.txt" 2>"$work/sigint.err" &
+fuzz_pid=$!
+wait_for_held_run "$gate"
 kill -INT "$fuzz_pid"
 wait_for_stop_taken "$work/sigint.err"
 release_runs "$gate"

@@ -382,6 +382,8 @@ entry "check --policy" "\"nan\"" -- check "${chk[@]}" --policy fixtures/policy-n
 entry "check --policy" "file missing" -- check "${chk[@]}" --policy fixtures/nothing.json
 entry "check --backend" "glob matching nothing" -- check --case fixtures/scan --backend 'lstm/*'
 entry "check --backend" "glob matching no backend of the case's dtype" -- check --case fixtures/scan --backend 'scan/*@bf16'
+entry "check --backend" "one of several matching nothing" \
+  -- check --case fixtures/scan --backend 'scan/chunk16@fp32' --backend 'lstm/*'
 entry "check --shape" "1,-3,4" -- check --arch scan --shape 1,-3,4 --seed 1 --backend 'scan/chunk16@fp32'
 entry "check --shape" "a,b,c" -- check --arch scan --shape a,b,c --seed 1 --backend 'scan/chunk16@fp32'
 entry "check --shape" "1,1000000000000,1 (too large for memory)" -- check --arch scan --shape 1,1000000000000,1 --seed 1 --backend 'scan/chunk16@fp32'

@@ -64,6 +64,12 @@ for expectation in segfault:FAULT hang:TIMEOUT garbage:FAULT refuse:ERROR no_out
   grep -q ": $want" "$work/$mode.txt" && grep -q 'rc=1' "$work/$mode.txt" && pass ||
     { fail "$mode gives $want (exit 1)"; cat "$work/$mode.txt"; }
 done
+# Several --backend: every one judged, and one failing is exit 1 however many pass.
+"$bin" check --worker "$mis refuse" --case "$work/case" --backend scan/chunk16@fp32 --backend 'mis-refuse:*' \
+  >"$work/several.txt" 2>&1
+[ $? -eq 1 ] && grep -q '^scan/chunk16@fp32: PASS' "$work/several.txt" &&
+  grep -q '^mis-refuse:scan/refuse@fp32: ERROR' "$work/several.txt" && pass ||
+  { fail "check --backend A --backend B judges both"; cat "$work/several.txt"; }
 grep -q 'missing from the outputs' "$work/no_outputs.txt" && pass || fail "no outputs are named missing"
 grep -q 'wrong shape' "$work/wrong_shapes.txt" && pass || fail "wrong shapes are named"
 grep -q 'chatter line 99' "$work/stderr_chatter.txt" && pass || fail "the worker's stderr tail is shown"
