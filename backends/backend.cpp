@@ -35,6 +35,13 @@ std::string_view to_string(RunFailure f) {
   return "error";
 }
 
+std::string to_string(const BackendProvenance& p) {
+  std::vector<std::string> said;
+  for (const auto& [field, value] : {std::pair{"package", &p.package}, {"version", &p.version}, {"commit", &p.commit}})
+    if (!value->empty()) said.push_back(fmt::format("{} {}", field, *value));
+  return fmt::format("{}", fmt::join(said, ", "));
+}
+
 bool BackendInfo::computes(Direction d) const { return std::find(passes.begin(), passes.end(), d) != passes.end(); }
 
 std::string BackendConstraints::violated_by(const Case& c) const {

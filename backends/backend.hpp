@@ -58,6 +58,17 @@ struct BackendConstraints {
   bool operator==(const BackendConstraints&) const = default;
 };
 
+//! Where a foreign backend's code comes from, as its worker says (hello "provenance", foreign-backends.md);
+//! each field empty when not said.
+struct BackendProvenance {
+  std::string package, version, commit;
+
+  bool empty() const { return package.empty() && version.empty() && commit.empty(); }
+  bool operator==(const BackendProvenance&) const = default;
+};
+//! "package mykernels, version 1.2.0, commit 0a1b2c3": the fields said, in that order; "" when none is.
+std::string to_string(const BackendProvenance&);
+
 struct BackendInfo {
   std::string name;      //!< [provider:]architecture/variant@dtype
   std::string provider;  //!< empty for the built-in backends
@@ -75,6 +86,10 @@ struct BackendInfo {
   //! The command-line options that load it (`--worker 'COMMAND'`, `--plugin PATH`), for repro lines;
   //! empty for the built-ins.
   std::string loaded_by;
+  //! A worker's word on what its kernels run on (hello "runtime", e.g. "python 3.11.7, torch 2.11.0 cpu") and
+  //! where their code comes from, for reports; empty when it does not say (and for the built-ins).
+  std::string runtime;
+  BackendProvenance provenance;
 
   bool computes(Direction d) const;
 

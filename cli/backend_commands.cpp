@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
 //! `scancheck list`: every backend with its architecture, schedule, flags, io dtype and the executors of
-//! this build. `scancheck run`: one backend's forward and backward on a case, outputs in the case format.
+//! this build; then each foreign provider's runtime and provenance. `scancheck run`: one backend's forward and backward on a case, outputs in the case format.
 #include <algorithm>
 #include <cstdio>
 #include <memory>
@@ -41,6 +41,29 @@ std::vector<std::string> executors_of(const BackendInfo& b, const std::vector<st
   return {b.loaded_by.rfind("--worker", 0) == 0 ? "worker" : "plugin"};
 }
 
+//! A foreign backend's provenance as its worker said it: the fields said; null when none (and for built-ins).
+nlohmann::json provenance_json(const BackendProvenance& p) {
+  if (p.empty()) return nullptr;
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [field, value] : {std::pair{"package", &p.package}, {"version", &p.version}, {"commit", &p.commit}})
+    if (!value->empty()) j[field] = *value;
+  return j;
+}
+
+//! After the table, each foreign provider shown: how it was loaded, what its kernels run on and where their
+//! code comes from, as its worker said (hello "runtime" and "provenance"; a plugin says neither).
+void print_providers(const std::vector<const BackendInfo*>& shown) {
+  std::vector<std::string> done;
+  for (const BackendInfo* b : shown) {
+    if (b->provider.empty() || std::find(done.begin(), done.end(), b->provider) != done.end()) continue;
+    if (done.empty()) std::printf("providers:\n");
+    done.push_back(b->provider);
+    std::printf("  %s  %s\n    runtime: %s\n    provenance: %s\n", b->provider.c_str(), b->loaded_by.c_str(),
+                b->runtime.empty() ? "not said" : b->runtime.c_str(),
+                b->provenance.empty() ? "not said" : to_string(b->provenance).c_str());
+  }
+}
+
 //! A built-in's schedule; "-" for a foreign backend (its variant is its own).
 std::string schedule_of(const BackendInfo& b) { return b.builtin ? to_string(b.builtin->schedule) : "-"; }
 std::vector<std::string> flags_of(const BackendInfo& b) { return b.builtin ? flag_names(b.builtin->flags) : std::vector<std::string>{}; }
@@ -62,7 +85,9 @@ int list_backends(const std::string& arch_filter, bool json) {
                       {"schedule", schedule_of(*b)},
                       {"flags", flags_of(*b)},
                       {"io_dtype", std::string(to_string(b->io_dtype))},
-                      {"executors", executors_of(*b, executors)}});
+                      {"executors", executors_of(*b, executors)},
+                      {"runtime", b->runtime.empty() ? nlohmann::json(nullptr) : nlohmann::json(b->runtime)},
+                      {"provenance", provenance_json(b->provenance)}});
     std::printf("%s\n", rows.dump(2).c_str());
     return 0;
   }
@@ -84,6 +109,7 @@ int list_backends(const std::string& arch_filter, bool json) {
     row(b->name, std::string(to_string(b->architecture)), schedule_of(*b), flags_of(*b).empty() ? "-" : join(flags_of(*b), ","),
         std::string(to_string(b->io_dtype)), join(executors_of(*b, executors), ","));
   std::printf("%zu backends\n", shown.size());
+  print_providers(shown);
   return 0;
 }
 

@@ -55,6 +55,19 @@ std::vector<const BackendInfo*> fitting(const Case& c, const std::vector<const B
   return out;
 }
 
+//! "provider numpy: runtime python 3.11.2, numpy 1.24.2; provenance package scancheck, version 0.1.0": what
+//! the worker of each foreign provider among `backends` said of itself (hello "runtime" and "provenance"),
+//! once per provider (`shown`), so that a verdict names the code it is about.
+void print_providers(const std::vector<const BackendInfo*>& backends, std::vector<std::string>& shown) {
+  for (const BackendInfo* b : backends) {
+    if (b->provider.empty() || std::find(shown.begin(), shown.end(), b->provider) != shown.end()) continue;
+    shown.push_back(b->provider);
+    std::printf("provider %s: runtime %s; provenance %s\n", b->provider.c_str(),
+                b->runtime.empty() ? "not said" : b->runtime.c_str(),
+                b->provenance.empty() ? "not said" : to_string(b->provenance).c_str());
+  }
+}
+
 //! The case directory's case, or one generated case per io dtype the matched backends take.
 std::vector<std::pair<Case, std::string>> cases_to_check(const CheckOptions& o,
                                                          const std::vector<const BackendInfo*>& matched) {
@@ -85,6 +98,7 @@ int run_check(const CheckOptions& o) {
   const std::vector<const BackendInfo*> matched = matched_backends(o.backends);
   int status = 0;
   bool any = false;
+  std::vector<std::string> providers_shown;
   for (const auto& [c, source] : cases_to_check(o, matched)) {
     const std::vector<const BackendInfo*> backends = fitting(c, matched);
     if (backends.empty()) continue;
@@ -92,6 +106,7 @@ int run_check(const CheckOptions& o) {
     o.budget.require(c, reference_options_with_bounds(o.judge.threads, /*strict=*/true));
     const ReferenceResult reference = reference_with_bounds(c, o.judge.threads, /*strict=*/true);  // notes
     const std::vector<BackendResult> results = check_backends(c, backends, executor, reference, policy, {}, true);
+    print_providers(backends, providers_shown);
     std::printf("%s", format_check(c, source, results).c_str());
     for (const BackendResult& r : results) status = r.pass ? status : 1;
   }

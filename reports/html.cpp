@@ -264,6 +264,16 @@ std::string policy_facts(const TolerancePolicy& p) {
                                                           num(p.baseline_slack_ulps), num(p.baseline_slack_bound))));
 }
 
+//! Each foreign provider: how it was loaded and what its worker said of itself (hello runtime, provenance).
+std::string provider_facts(const std::vector<ProviderEntry>& providers) {
+  if (providers.empty()) return "";
+  std::string items;
+  for (const ProviderEntry& p : providers)
+    items += fact(escape(p.name), fmt::format("{}; runtime: {}; provenance: {}", p.loaded_by,
+                                              p.runtime.value_or("not said"), describe_provenance(p)));
+  return facts_box("Foreign providers", items, true);
+}
+
 std::string summary_section(const Report& r) {
   std::string out = "<header id=\"summary\">\n<h1>scancheck tolerance report";
   if (!r.label.empty()) put(out, " <small>{}</small>", escape(r.label));
@@ -271,7 +281,7 @@ std::string summary_section(const Report& r) {
   put(out, "</h1>\n<div class=\"banner {}\">{}</div>\n<div class=\"facts\">\n", r.verdict.pass ? "pass" : "fail",
       escape(summary));
   out += run_facts(r) + environment_facts(r.environment) + coverage_facts(r.coverage) + policy_facts(r.policy) +
-         method_facts(r.method);
+         method_facts(r.method) + provider_facts(r.providers);
   out += "</div>\n</header>\n";
   return out;
 }

@@ -140,6 +140,17 @@ std::string failures(const Report& r) {
   return s.empty() ? s : s + "\n";
 }
 
+//! The foreign providers: how each was loaded and what its worker said of itself, so that every verdict on
+//! their backends names the code and the runtime it is about.
+std::string providers(const Report& r) {
+  if (r.providers.empty()) return "";
+  std::string s = "## Foreign providers\n\n| provider | loaded by | runtime | provenance |\n|---|---|---|---|\n";
+  for (const ProviderEntry& p : r.providers)
+    s += fmt::format("| {} | {} | {} | {} |\n", escape(p.name), escape(p.loaded_by),
+                     p.runtime ? escape(*p.runtime) : "not said", escape(describe_provenance(p)));
+  return s + "\n";
+}
+
 std::string architecture_table(const std::vector<BackendSummary>& backends, Architecture arch, bool timed) {
   std::vector<const BackendSummary*> members;
   for (const BackendSummary& b : backends)
@@ -237,7 +248,7 @@ std::string measured_speed(const Report& r) {
 }  // namespace
 
 std::string render_markdown(const Report& r) {
-  std::string s = header(r) + failures(r) + notes(r);
+  std::string s = header(r) + failures(r) + notes(r) + providers(r);
   const std::vector<BackendSummary> backends = summarise_backends(r);
   const bool timed = std::any_of(r.rows.begin(), r.rows.end(), [](const Row& row) { return row.timing.has_value(); });
   for (Architecture arch : all_architectures)

@@ -85,6 +85,16 @@ std::vector<Source> provenance(const std::vector<MergeInput>& inputs) {
   return sources;
 }
 
+//! The inputs' foreign providers, each distinct entry once: shards on other machines may have run their
+//! workers on another runtime, and the merge keeps both rather than the first's alone.
+std::vector<ProviderEntry> providers_of(const std::vector<MergeInput>& inputs) {
+  std::vector<ProviderEntry> providers;
+  for (const MergeInput& in : inputs)
+    for (const ProviderEntry& p : in.report.providers)
+      if (std::find(providers.begin(), providers.end(), p) == providers.end()) providers.push_back(p);
+  return providers;
+}
+
 //! The first input's scope, saying once (also when merging merged reports) whose metadata the merge kept.
 std::vector<std::string> merged_scope(std::vector<std::string> scope, std::size_t inputs) {
   const std::string marker = "Merged from ";
@@ -164,6 +174,7 @@ Report merge_reports(std::vector<MergeInput> inputs, std::int64_t expected_shard
     out.scope.push_back("The shards' joined speed profiles were not merged: join the profile to this report with "
                         "`scancheck render REPORT --timings PROFILE.json --out DIR`.");
   out.merged_from = provenance(inputs);
+  out.providers = providers_of(inputs);
   out.method.shard.reset();  // the merge is the run, not one of its parts
   std::erase_if(out.scope, [](const std::string& line) { return line.starts_with("Shard "); });
   out.coverage.shards = shards;

@@ -107,6 +107,13 @@ std::string describe_shard(const Method& m) {
   return m.shard ? fmt::format("shard {} of {} (indices from 0)", m.shard->index, m.shard->count) : "";
 }
 
+std::string describe_provenance(const ProviderEntry& p) {
+  std::vector<std::string> said;
+  for (const auto& [field, value] : {std::pair{"package", &p.package}, {"version", &p.version}, {"commit", &p.commit}})
+    if (*value) said.push_back(fmt::format("{} {}", field, **value));
+  return said.empty() ? "not said" : fmt::format("{}", fmt::join(said, ", "));
+}
+
 std::string describe_tiers(const ReferenceTierCounts& t) {
   const std::int64_t verified = t.certified_by_double + t.needed_float128;
   const double certified = verified > 0 ? 100.0 * static_cast<double>(t.certified_by_double) / static_cast<double>(verified) : 100.0;

@@ -39,7 +39,8 @@ namespace scancheck::reports {
 
 //! Version 2 (this scancheck writes it): rows carry the verdict of foreign-backends.md (pass, fail, error, fault,
 //! timeout), their pass direction under "direction", the tensors of the wrong shape and a worker's stderr
-//! tail. Version 1 (rows with "pass" for the direction and verdict pass | fail) is still read.
+//! tail. Version 1 (rows with "pass" for the direction and verdict pass | fail) is still read. Added within
+//! version 2, optional and written only when there is one: "profile" and "providers".
 inline constexpr int schema_version = 2;
 
 
@@ -213,6 +214,19 @@ struct Row {
   bool ok() const { return verdict == scancheck::Verdict::pass; }
 };
 
+//! A foreign provider of the report's backends (foreign-backends.md): how it was loaded, and what its worker
+//! said of itself in its hello (both optional there: absent when it did not say).
+struct ProviderEntry {
+  std::string name;                    //!< "numpy" of numpy:rglru/textbook@fp32
+  std::string loaded_by;               //!< "--worker 'COMMAND'", "--plugin PATH"
+  std::optional<std::string> runtime;  //!< "python 3.11.7, torch 2.11.0 cpu, triton 3.6.0 interpreter"
+  std::optional<std::string> package, version, commit;  //!< its provenance
+  friend bool operator==(const ProviderEntry&, const ProviderEntry&) = default;
+};
+
+//! "package mykernels, version 1.2.0, commit 0a1b2c3", or "not said".
+std::string describe_provenance(const ProviderEntry&);
+
 //! The report's outcome: the verdict over all rows.
 struct Outcome {
   bool pass = true;
@@ -246,6 +260,8 @@ struct Report {
   std::optional<std::string> interrupted;
   //! Set when a user's speed profile was joined (reports/profile.hpp): what it is and what matched.
   std::optional<ProfileJoin> profile;
+  //! The foreign providers of the planned backends (a merge keeps each distinct entry once); none for built-ins.
+  std::vector<ProviderEntry> providers;
 
   const CaseEntry& case_of(const Row&) const;  //!< throws InputError for an unknown id
 };

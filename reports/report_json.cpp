@@ -92,6 +92,21 @@ json profile_join_json(const ProfileJoin& p) {
           {"notes", p.notes}};
 }
 
+// Foreign providers: written only when the report has some, so that reports of built-ins keep their shape.
+json providers_json(const std::vector<ProviderEntry>& providers) {
+  const auto optional_string = [](const std::optional<std::string>& s) { return s ? json(*s) : json(nullptr); };
+  json out = json::array();
+  for (const ProviderEntry& p : providers) {
+    json provenance = nullptr;
+    if (p.package || p.version || p.commit)
+      provenance = {{"package", optional_string(p.package)}, {"version", optional_string(p.version)},
+                    {"commit", optional_string(p.commit)}};
+    out.push_back({{"name", p.name}, {"loaded_by", p.loaded_by}, {"runtime", optional_string(p.runtime)},
+                   {"provenance", std::move(provenance)}});
+  }
+  return out;
+}
+
 json row_json(const Row& r) {
   json tensors = json::array();
   for (const TensorEntry& t : r.tensors) tensors.push_back(metrics_json(t));
@@ -195,6 +210,7 @@ json to_json(const Report& r) {
       {"interrupted", r.interrupted ? json(*r.interrupted) : json(nullptr)},
   };
   if (r.profile) j["profile"] = profile_join_json(*r.profile);
+  if (!r.providers.empty()) j["providers"] = providers_json(r.providers);
   return j;
 }
 

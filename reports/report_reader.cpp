@@ -140,6 +140,30 @@ struct Reader : JsonReader {
     return p;
   }
 
+  // ---- foreign providers: optional, absent or null in reports of built-ins and in those written before ----
+  std::vector<ProviderEntry> providers(const json& report) const {
+    std::vector<ProviderEntry> out;
+    if (!has(report, "providers") || report.at("providers").is_null()) return out;
+    const json& entries = array(report, "$", "providers");
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+      const std::string path = fmt::format("providers[{}]", i);
+      only_keys(object(entries[i], path), path, {"name", "loaded_by", "runtime", "provenance"});
+      ProviderEntry p{text(entries[i], path, "name"), text(entries[i], path, "loaded_by"),
+                      optional_text(entries[i], path, "runtime"), {}, {}, {}};
+      if (!is_provider_name(p.name)) fail(path + ".name", fmt::format("'{}' is not [a-z0-9_-]+", p.name));
+      if (!field(entries[i], path, "provenance").is_null()) {
+        const std::string where = path + ".provenance";
+        const json& k = object(field(entries[i], path, "provenance"), where);
+        only_keys(k, where, {"package", "version", "commit"});
+        p.package = optional_text(k, where, "package");
+        p.version = optional_text(k, where, "version");
+        p.commit = optional_text(k, where, "commit");
+      }
+      out.push_back(std::move(p));
+    }
+    return out;
+  }
+
   std::optional<ErrorStrip> strip(const json& j, const std::string& path) const {
     if (j.is_null()) return std::nullopt;
     ErrorStrip s;
@@ -267,7 +291,7 @@ Report from_json(const json& j, const std::string& source) {
   if (in.version >= 2)
     in.only_keys(j, "$", {"schema_version", "label", "generated_at", "tool", "environment", "method", "policy",
                           "coverage", "cases", "rows", "verdict", "scope", "merged_from", "interrupted",
-                          "profile"});
+                          "profile", "providers"});
   r.label = in.text(j, "$", "label");
   r.generated_at = in.text(j, "$", "generated_at");
   const json& tool = in.field(j, "$", "tool");
@@ -319,6 +343,7 @@ Report from_json(const json& j, const std::string& source) {
   // "interrupted" came within version 2: reports written before it have none.
   if (in.version >= 2 && in.has(j, "interrupted")) r.interrupted = in.optional_text(j, "$", "interrupted");
   r.profile = in.profile_join(j);
+  r.providers = in.providers(j);
   r.scope = in.strings(j, "$", "scope");
   const json& sources = in.array(j, "$", "merged_from");
   for (std::size_t i = 0; i < sources.size(); ++i) {

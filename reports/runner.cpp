@@ -341,6 +341,21 @@ std::vector<std::string> foreign_scope(const ReportPlan& plan,
   return lines;
 }
 
+//! The foreign providers of the planned backends, in the plan's order: how each was loaded and what its worker
+//! said of itself (BackendInfo::runtime and provenance; a plugin says neither).
+std::vector<ProviderEntry> providers_of(const ReportPlan& plan) {
+  const auto said = [](const std::string& s) { return s.empty() ? std::nullopt : std::optional<std::string>(s); };
+  std::vector<ProviderEntry> providers;
+  for (const BackendInfo* b : plan.backends) {
+    if (b->provider.empty() || std::any_of(providers.begin(), providers.end(),
+                                           [&](const ProviderEntry& p) { return p.name == b->provider; }))
+      continue;
+    providers.push_back({b->provider, b->loaded_by, said(b->runtime), said(b->provenance.package),
+                         said(b->provenance.version), said(b->provenance.commit)});
+  }
+  return providers;
+}
+
 ReferenceOptions reference_options(const PlannedCase& planned, const ReportOptions& o) {
   ReferenceOptions r;
   r.precision = planned.precision;
@@ -448,6 +463,7 @@ Report run_report(const ReportOptions& o, const std::function<void(const ReportP
     report.scope.insert(report.scope.begin(), "Interrupted: " + *report.interrupted);
   }
   for (const std::string& line : foreign_scope(plan, outside)) report.scope.push_back(line);
+  report.providers = providers_of(plan);
   summarise(report);
   return report;
 }

@@ -188,6 +188,8 @@ Outputs Worker::run(const DeclaredBackend& backend, const Case& c) {
 void register_worker_backends(Worker& worker, BackendRegistry& registry) {
   for (const DeclaredBackend& declared : worker.hello().backends) {
     BackendInfo b = declared.info(worker.hello().provider, worker.loaded_by());
+    b.runtime = worker.hello().runtime;
+    b.provenance = worker.hello().provenance;
     b.run = [&worker, declared](const Case& c, Executor) { return worker.run(declared, c); };
     registry.add(std::move(b));
   }

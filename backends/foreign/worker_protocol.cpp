@@ -90,6 +90,18 @@ std::vector<std::string> omitted_gradients(const JsonReader& in, const json& j, 
   return names;
 }
 
+//! "provenance" (optional, protocol 1): where the kernels' code comes from. Strict like "constraints": a
+//! misspelt field is an error, not silently nothing.
+BackendProvenance provenance_of(const JsonReader& in, const json& j) {
+  BackendProvenance p;
+  if (!in.has(j, "provenance")) return p;
+  const json& k = in.object(in.field(j, "$", "provenance"), "provenance");
+  in.only_keys(k, "provenance", {"package", "version", "commit"});
+  for (const auto& [key, field] : {std::pair{"package", &p.package}, {"version", &p.version}, {"commit", &p.commit}})
+    if (in.has(k, key)) *field = in.text(k, "provenance", key);
+  return p;
+}
+
 DeclaredBackend declared_backend(const JsonReader& in, const json& j, const std::string& path) {
   DeclaredBackend b;
   b.variant = in.text(j, path, "variant");
@@ -149,6 +161,8 @@ HelloAnswer parse_hello_answer(std::string_view line, const std::string& source)
   HelloAnswer hello;
   hello.provider = in.text(j, "$", "provider");
   if (!is_provider_name(hello.provider)) in.fail("provider", fmt::format("'{}' is not [a-z0-9_-]+", hello.provider));
+  if (in.has(j, "runtime")) hello.runtime = in.text(j, "$", "runtime");
+  hello.provenance = provenance_of(in, j);
   const json& backends = in.array(j, "$", "backends");
   std::set<std::string> seen;
   for (std::size_t i = 0; i < backends.size(); ++i) {

@@ -41,6 +41,8 @@ void require_new_provider(const BackendRegistry& registry, const std::string& pr
 struct HelloAnswer {
   std::string provider;
   std::vector<DeclaredBackend> backends;
+  std::string runtime;    //!< optional "runtime": what the kernels run on; empty when not said
+  BackendProvenance provenance;  //!< optional "provenance": package, version, commit
 };
 
 struct RunAnswer {
@@ -61,7 +63,8 @@ std::string run_request(std::int64_t id, const std::string& backend, const std::
 std::string bye_request();
 
 //! Throws InputError naming `source` (the worker) and the field: not JSON, another protocol version, a
-//! provider name outside [a-z0-9_-]+, unknown architectures or dtypes, duplicate backends.
+//! provider name outside [a-z0-9_-]+, unknown architectures or dtypes, duplicate backends, a "runtime" that
+//! is no string, a "provenance" that is no object of strings or has fields other than package, version, commit.
 HelloAnswer parse_hello_answer(std::string_view line, const std::string& source);
 //! Throws ProtocolError saying what is wrong.
 RunAnswer parse_run_answer(std::string_view line, std::int64_t expected_id);

@@ -525,6 +525,8 @@ entry "--worker" "hello of protocol 2" -- list --worker './hello_worker protocol
 entry "--worker" "provider 'Bad Name'" -- list --worker './hello_worker bad_provider'
 entry "--worker" "a backend declared twice" -- list --worker './hello_worker duplicate_backends'
 entry "--worker" "unknown constraint" -- list --worker './hello_worker unknown_constraint'
+entry "--worker" "hello runtime a number" -- list --worker './hello_worker runtime_number'
+entry "--worker" "unknown provenance field" -- list --worker './hello_worker provenance_sha'
 entry "--worker" "no backends" -- list --worker './hello_worker no_backends'
 entry "--worker" "unknown architecture" -- list --worker './hello_worker bad_architecture'
 entry "--worker" "variant with a '/'" -- list --worker './hello_worker bad_variant'

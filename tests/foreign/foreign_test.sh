@@ -158,6 +158,36 @@ assert any("forward pass only" in line for line in r["scope"]), "the scope does 
 PY
   pass || { fail "reports respect constraints and passes"; cat "$work/report2.txt"; }
 
+# A worker's runtime and provenance (hello, optional): in list (text and JSON), in check and in the report.
+"$bin" list --worker "$mis provenance" --worker "$mis refuse" >"$work/prov-list.txt" &&
+  grep -q '^    runtime: python 3.11.2, numpy 1.24.2 (misbehaving_worker)$' "$work/prov-list.txt" &&
+  grep -q '^    provenance: package miskernels, version 0.3.1, commit 0a1b2c3$' "$work/prov-list.txt" &&
+  grep -A2 '^  mis-refuse  --worker ' "$work/prov-list.txt" | grep -q '^    provenance: not said$' &&
+  pass || { fail "list shows a worker's runtime and provenance"; cat "$work/prov-list.txt"; }
+"$bin" list --json --worker "$mis provenance" --arch scan | "$python" -c '
+import json, sys
+row = next(r for r in json.load(sys.stdin) if r["provider"] == "mis-provenance")
+assert row["runtime"] == "python 3.11.2, numpy 1.24.2 (misbehaving_worker)", row
+assert row["provenance"] == {"package": "miskernels", "version": "0.3.1", "commit": "0a1b2c3"}, row
+' && pass || fail "list --json has a worker's runtime and provenance"
+"$bin" check --worker "$mis provenance" --case "$work/case" --backend 'mis-*' >"$work/prov-check.txt" 2>&1 &&
+  grep -q '^provider mis-provenance: runtime python 3.11.2, numpy 1.24.2 (misbehaving_worker); provenance package miskernels, version 0.3.1, commit 0a1b2c3$' \
+    "$work/prov-check.txt" && pass || { fail "check names the worker's runtime and provenance"; cat "$work/prov-check.txt"; }
+"$bin" report --worker "$mis provenance" --backends 'mis-*' --preset quick --lengths 2 --out "$work/prov-report" \
+  >"$work/prov-report.txt" 2>&1 && "$python" - "$work/prov-report/report.json" <<'PY' &&
+import json, sys
+providers = json.load(open(sys.argv[1]))["providers"]
+assert providers == [{"name": "mis-provenance", "loaded_by": providers[0]["loaded_by"],
+                      "runtime": "python 3.11.2, numpy 1.24.2 (misbehaving_worker)",
+                      "provenance": {"package": "miskernels", "version": "0.3.1", "commit": "0a1b2c3"}}], providers
+assert providers[0]["loaded_by"].startswith("--worker "), providers
+PY
+  grep -q '^| mis-provenance | \\--worker .* | python 3.11.2, numpy 1.24.2 (misbehaving_worker) | package miskernels, version 0.3.1, commit 0a1b2c3 |$' \
+    "$work/prov-report/report.md" && grep -q 'runtime: python 3.11.2, numpy 1.24.2' "$work/prov-report/report.html" &&
+  pass || { fail "the report shows the worker's runtime and provenance"; cat "$work/prov-report.txt"; }
+[ -n "$reports_dir" ] && mkdir -p "$reports_dir/foreign-provenance" && cp "$work/prov-report/report.json" "$reports_dir/foreign-provenance/"
+expect_bad_input "a provenance with an unknown field" "provenance: unknown field 'sha'" list --worker "$mis bad_provenance"
+
 # Hello that breaks the protocol: bad input.
 expect_bad_input "a worker that exits at hello" "" list --worker "$mis exit_at_hello"
 expect_bad_input "another protocol version" "" list --worker "$mis protocol_2"

@@ -18,6 +18,8 @@ numpy example (examples/numpy_worker.py) unless the mode says otherwise:
     forward_only     declares passes ["forward"] and writes the forward only   -> pass, gradients not checked
     omits            declares omits ["dh0"] and h0: false, writes no dh0      -> pass, dh0 not computed
     bad_omits        declares omits ["dh"], which is no gradient               -> bad input, exit 2
+    provenance       says its runtime and provenance in its hello             -> pass, both shown by list, check, report
+    bad_provenance   says a provenance with an unknown field ("sha")          -> bad input, exit 2
     nondeterministic declares deterministic: false and adds run-to-run noise below the bound
     exit_at_hello    exits before answering hello                              -> bad input, exit 2
     protocol_2       answers hello with protocol 2                             -> bad input, exit 2
@@ -58,7 +60,13 @@ def hello():
     if MODE == "bad_omits":
         backend["omits"] = ["dh"]
     provider = "Bad Name" if MODE == "bad_provider" else "mis-" + MODE.replace("_", "-")
-    return {"protocol": 2 if MODE == "protocol_2" else 1, "provider": provider, "backends": [backend]}
+    answer = {"protocol": 2 if MODE == "protocol_2" else 1, "provider": provider, "backends": [backend]}
+    if MODE == "provenance":
+        answer["runtime"] = "python 3.11.2, numpy 1.24.2 (misbehaving_worker)"
+        answer["provenance"] = {"package": "miskernels", "version": "0.3.1", "commit": "0a1b2c3"}
+    if MODE == "bad_provenance":
+        answer["provenance"] = {"package": "miskernels", "sha": "0a1b2c3"}
+    return answer
 
 
 def load_case(case_dir):

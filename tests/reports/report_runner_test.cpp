@@ -288,6 +288,41 @@ TEST(ReportJson, ReadsForeignBackendNames) {
   EXPECT_EQ(from_json(j, "foreign.json").rows[0].backend, "acme-kernels:scan/tiled_v2.1@fp32");
 }
 
+// Foreign providers (a worker's hello "runtime" and "provenance"): absent from reports of built-ins, read
+// back as written, strictly, and shown in report.md. The report with them is saved for the schema test.
+TEST(ReportJson, ProvidersTravelWithTheirRuntimeAndProvenance) {
+  EXPECT_FALSE(to_json(small_report()).contains("providers")) << "built-ins only: the report keeps its shape";
+  Report r = small_report();
+  r.providers = {{"numpy", "--worker 'python3 examples/numpy_worker.py'", "python 3.11.2, numpy 1.24.2", "mykernels",
+                  "1.2.0", std::nullopt},
+                 {"cppdemo", "--plugin build/cppdemo.so", std::nullopt, std::nullopt, std::nullopt, std::nullopt}};
+  const json j = to_json(r);
+  EXPECT_EQ(j["providers"][0]["provenance"], (json{{"package", "mykernels"}, {"version", "1.2.0"}, {"commit", nullptr}}));
+  EXPECT_TRUE(j["providers"][1]["provenance"].is_null());
+  EXPECT_EQ(from_json(json::parse(j.dump()), "providers.json").providers, r.providers);
+  fs::create_directories(test_reports / "providers");
+  save_report_json(r, test_reports / "providers" / "report.json");
+  const std::string md = render_markdown(r);
+  EXPECT_NE(md.find("## Foreign providers\n\n| provider | loaded by | runtime | provenance |\n"), std::string::npos);
+  EXPECT_NE(md.find("| numpy | \\--worker 'python3 examples/numpy_worker.py' | python 3.11.2, numpy 1.24.2 | "
+                    "package mykernels, version 1.2.0 |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| cppdemo | \\--plugin build/cppdemo.so | not said | not said |"), std::string::npos);
+  EXPECT_NE(render_html(r).find("<dt>numpy</dt><dd>--worker &#39;python3"), std::string::npos);
+
+  json misspelt = j;
+  misspelt["providers"][0]["provenance"]["sha"] = "abc";
+  EXPECT_NE(read_error(misspelt).find("providers[0].provenance: unknown field 'sha'"), std::string::npos)
+      << read_error(misspelt);
+  json mistyped = j;
+  mistyped["providers"][1]["runtime"] = 3;
+  EXPECT_NE(read_error(mistyped).find("providers[1].runtime: expected a string"), std::string::npos);
+  json unnamed = j;
+  unnamed["providers"][0]["name"] = "Bad Name";
+  EXPECT_NE(read_error(unnamed).find("providers[0].name: 'Bad Name' is not [a-z0-9_-]+"), std::string::npos);
+}
+
 TEST(ReportFiles, WriteReportWritesAllThreeFilesAndNoTemporary) {
   const fs::path dir = test_reports / "small";
   small_report();

@@ -421,6 +421,22 @@ TEST(ReportMerge, AllShardsMergeToAPass) {
   EXPECT_EQ(merge_reports({{"s0", shard_of(0, 3)}}).coverage.shards->missing, (std::vector<std::int64_t>{1, 2}));
 }
 
+// Shards on other machines may have run a worker on another runtime: the merge keeps each distinct provider
+// entry once, so that neither runtime is lost.
+TEST(ReportMerge, KeepsEveryShardsProvidersOnce) {
+  const ProviderEntry cpu{"numpy", "--worker 'python3 w.py'", "python 3.11.2, numpy 1.24.2", "mykernels", "1.2.0", {}};
+  ProviderEntry gpu = cpu;
+  gpu.runtime = "python 3.12.1, numpy 2.1.0";
+  Report a = shard_of(0, 3), b = shard_of(1, 3), c = shard_of(2, 3);
+  a.providers = {cpu};
+  b.providers = {cpu};
+  c.providers = {gpu};
+  const Report m = merge_reports({{"a", a}, {"b", b}, {"c", c}});
+  EXPECT_EQ(m.providers, (std::vector<ProviderEntry>{cpu, gpu}));
+  EXPECT_EQ(from_json(to_json(m), "m.json").providers, m.providers);
+  save_report_json(m, saved_reports() / "merged_providers.json");
+}
+
 TEST(ReportMerge, ShardsThatDisagreeAreRejected) {
   EXPECT_EQ(input_error([] { merge_reports({{"a.json", shard_of(1, 4)}, {"b.json", shard_of(1, 4, sequential)}}); }),
             "shard 1 of 4 is in both a.json and b.json");

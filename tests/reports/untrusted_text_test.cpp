@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Text a report takes from outside (its label, backend names foreign workers declare, a worker's error and
-// stderr tail, diagnoses, notes, reasons, scope and repro lines) renders as text in report.md and
+// stderr tail, the runtime and provenance its hello declares, diagnoses, notes, reasons, scope and repro
+// lines) renders as text in report.md and
 // report.html: none of its tags survives, report.md's tables keep their columns, and the escaped forms are
 // there. WritesTheHostileReportForTheBrowserTest writes the report.json that html_hostile_render_test
 // renders with `scancheck render` and loads in headless Chromium (render_hostile_html.sh): no script of it
@@ -99,6 +100,8 @@ Report hostile_report(const std::string& backend) {
   fault.log = "Traceback | first line\n```\n" + script + "\n- not a list\n\n===\r  </pre><b>bold</b>\n";
   fault.missing = {"dx<i>"};
   r.rows = {baseline, failing, fault};
+  r.providers = {{"pwn-ed_", "--worker 'evil | " + script + "'", "python " + image + " | *3*", "pkg`x`",
+                  std::nullopt, "# " + script}};
   summarise(r);
   return r;
 }
@@ -148,6 +151,11 @@ void expect_markdown_shows_it_as_text(const std::string& md) {
   EXPECT_NE(md.find("\\\n    \\- not a list\\\n    \\===\\\n      &lt;/pre&gt;&lt;b&gt;bold&lt;/b&gt;\n"),
             std::string::npos);
   for (const std::string& line : lines_of(md)) EXPECT_EQ(line.find("```"), std::string::npos) << line;
+  // A worker's hello: its runtime and provenance in the providers' table.
+  EXPECT_NE(md.find("| pwn-ed\\_ | \\--worker 'evil \\| &lt;script&gt;"), std::string::npos);
+  EXPECT_NE(md.find("| python &lt;img src=x onerror=\"document.title='PWNED'\"&gt; \\| \\*3\\* | package "
+                    "pkg\\`x\\`, commit # &lt;script&gt;"),
+            std::string::npos);
 }
 
 //! Every line of a table has the header's columns; the row of `backend` (escaped as `escaped`) is there.
@@ -165,7 +173,7 @@ void expect_tables_keep_their_columns(const std::string& md, const std::string& 
     EXPECT_EQ(column_separators(line), header) << line;
     rows_of_backend += line.starts_with("| " + escaped + " |");
   }
-  EXPECT_EQ(tables, 2u) << "the facts and the rglru table";
+  EXPECT_EQ(tables, 3u) << "the facts, the foreign providers and the rglru table";
   EXPECT_EQ(rows_of_backend, 1u) << escaped;
 }
 
@@ -201,6 +209,7 @@ TEST(UntrustedText, HtmlEscapesItInTextAttributesAndSvg) {
   EXPECT_NE(html.find("&lt;svg onload=&quot;document.title=&#39;PWNED&#39;&quot;&gt;"), std::string::npos);
   EXPECT_NE(html.find("&lt;b&gt;t = 17&lt;/b&gt;"), std::string::npos);
   EXPECT_NE(html.find("&lt;/pre&gt;&lt;b&gt;bold&lt;/b&gt;"), std::string::npos);
+  EXPECT_NE(html.find("runtime: python &lt;img src=x onerror=&quot;"), std::string::npos) << "a worker's hello";
   // The backend in the verdict table, the failing rows, and the SVG tooltips of both plots.
   const std::string backend = "rglru/x|y`*" + escaped_script + "@fp32";
   EXPECT_NE(html.find("<td class=\"name\">" + backend + "</td>"), std::string::npos);

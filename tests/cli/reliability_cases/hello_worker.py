@@ -16,6 +16,8 @@ sent to "constrained" is outside its constraints, also bad input):
     bad_architecture    a backend of architecture "lstm"
     bad_variant         a variant with a '/'
     constrained         a valid hello whose backend takes L <= 4 and no h0 (for a case outside them)
+    runtime_number      a "runtime" that is a number, not a string
+    provenance_sha      a "provenance" with a field scancheck does not know ("sha")
     silent_exit         exits without answering
     stderr_then_exit    writes two lines to stderr, then exits without answering
 """
@@ -46,7 +48,12 @@ def hello():
         backends[0]["variant"] = "a/b"
     elif MODE == "constrained":
         backends[0]["constraints"] = {"max_length": 4, "h0": False}
-    return {"protocol": protocol, "provider": provider, "backends": backends}
+    answer = {"protocol": protocol, "provider": provider, "backends": backends}
+    if MODE == "runtime_number":
+        answer["runtime"] = 3.11
+    elif MODE == "provenance_sha":
+        answer["provenance"] = {"package": "mykernels", "sha": "0a1b2c3"}
+    return answer
 
 
 def main():
