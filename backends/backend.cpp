@@ -63,6 +63,14 @@ std::string BackendConstraints::violated_by(const Case& c) const {
   const auto& pos = c.segment_pos.values();
   if (!resets && std::find(pos.begin(), pos.end(), 0) != pos.end())
     return "the case has segment resets and the backend takes none (resets: false)";
+  if (resets_at_start && describe(c.architecture).segment_positions)
+    for (std::int64_t b = 0; b < s.batch; ++b)
+      if (c.segment_pos[b * s.length] != 0)
+        return fmt::format("batch entry {} does not start with a reset and the backend takes only cases whose "
+                           "entries all do (resets_at_start: true)", b);
+  if (c.decays != decays)
+    return fmt::format("the case gives its decays as {} and the backend takes them as {} (decays: {})",
+                       decay_input(c.decays), decay_input(decays), to_string(decays));
   if (positive_decays && c.has("a") && !describe(c.architecture).complex) {
     const auto& a = c.at("a").values();
     if (std::any_of(a.begin(), a.end(), [](float v) { return !(v > 0); }))

@@ -52,6 +52,11 @@ struct BackendConstraints {
   std::int64_t length_multiple = 1;          //!< L a multiple of this (a kernel's block of time steps)
   //! Plain scans: decays a > 0 only (kernels that take log a); no resets (a = 0) and no extreme regime.
   bool positive_decays = false;
+  //! Every batch entry starts with a reset (segment_pos[b, 0] == 0): packed variable-length kernels, whose
+  //! sequences all start afresh. Only where resets are segment positions.
+  bool resets_at_start = false;
+  //! How it takes a plain scan's decays: as a, or as log a (foreign-backends.md "decays"; implies positive ones).
+  DecaySpace decays = DecaySpace::linear;
 
   //! The first constraint `c` breaks, as "W = 24 is not a multiple of width_multiple 16"; empty if none.
   std::string violated_by(const Case& c) const;

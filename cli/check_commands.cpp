@@ -27,10 +27,10 @@ namespace scancheck::cli {
 namespace {
 
 struct CheckOptions {
-  std::string case_dir, arch, shape, regime = "default", io_dtype, sqrt_gradient = "bounded";
+  std::string case_dir, arch, shape, regime = "default", io_dtype, sqrt_gradient = "bounded", decays = "linear";
   std::vector<std::string> backends;  //!< names or globs: each must match a backend
   std::uint64_t seed = 0;
-  bool no_h0 = false, no_dh_last = false;
+  bool no_h0 = false, no_dh_last = false, resets_at_start = false;
   JudgeOptions judge;
   ReferenceBudget budget;
   ExecutorOption executor;
@@ -81,6 +81,8 @@ std::vector<std::pair<Case, std::string>> cases_to_check(const CheckOptions& o,
   r.sqrt_gradient = parse_sqrt_gradient(o.sqrt_gradient);
   r.with_h0 = !o.no_h0;
   r.with_dh_last = !o.no_dh_last;
+  r.decays = parse_decay_space(o.decays);
+  r.resets_at_start = o.resets_at_start;
   std::vector<std::pair<Case, std::string>> cases;
   for (DType d : {DType::float32, DType::bfloat16}) {
     if (!o.io_dtype.empty() && parse_dtype(o.io_dtype) != d) continue;
@@ -143,6 +145,8 @@ void add_check(CLI::App& app, Action& action) {
   cmd->add_option("--sqrt-gradient", o->sqrt_gradient, sqrt_gradient_choices() + " (generated cases)");
   cmd->add_flag("--no-h0", o->no_h0, "generated cases: without h0");
   cmd->add_flag("--no-dh-last", o->no_dh_last, "generated cases: without dh_last");
+  cmd->add_option("--decays", o->decays, decay_space_choices() + " (generated scan cases: a, or log a)");
+  cmd->add_flag("--resets-at-start", o->resets_at_start, "generated cases: every batch entry starts with a reset");
   cmd->add_option("--backend", o->backends,
                   "backend name or glob, e.g. 'rglru/fused_*@fp32'; repeat it (or give several) to check them all")
       ->required();

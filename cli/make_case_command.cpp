@@ -14,10 +14,10 @@ namespace scancheck::cli {
 
 void add_make_case(CLI::App& app, Action& action) {
   struct Options {
-    std::string arch, regime = "default", io_dtype = "float32", sqrt_gradient = "bounded", out;
+    std::string arch, regime = "default", io_dtype = "float32", sqrt_gradient = "bounded", decays = "linear", out;
     std::int64_t batch = 0, length = 0, width = 0, heads = 1;
     std::uint64_t seed = 0;
-    bool no_h0 = false, no_dh_last = false;
+    bool no_h0 = false, no_dh_last = false, resets_at_start = false;
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("make-case", "Generate a case directory deterministically from a seed");
@@ -32,6 +32,8 @@ void add_make_case(CLI::App& app, Action& action) {
   cmd->add_option("--sqrt-gradient", o->sqrt_gradient, sqrt_gradient_choices());
   cmd->add_flag("--no-h0", o->no_h0, "leave out the initial state h0");
   cmd->add_flag("--no-dh-last", o->no_dh_last, "leave out the cotangent dh_last");
+  cmd->add_option("--decays", o->decays, "a plain scan's decays as a or as log a: " + decay_space_choices());
+  cmd->add_flag("--resets-at-start", o->resets_at_start, "every batch entry starts with a reset (segment_pos 0)");
   cmd->add_option("--out", o->out, "case directory to write (replaced atomically)")->required();
   cmd->callback([&action, o] {
     action = [o] {
@@ -44,6 +46,8 @@ void add_make_case(CLI::App& app, Action& action) {
       r.sqrt_gradient = parse_sqrt_gradient(o->sqrt_gradient);
       r.with_h0 = !o->no_h0;
       r.with_dh_last = !o->no_dh_last;
+      r.decays = parse_decay_space(o->decays);
+      r.resets_at_start = o->resets_at_start;
       save_case(make_case(r), o->out);
       std::printf("wrote %s: %s %s seed=%llu regime=%s io=%s\n", o->out.c_str(), o->arch.c_str(),
                   to_string(r.shape).c_str(), static_cast<unsigned long long>(r.seed), o->regime.c_str(),

@@ -13,6 +13,11 @@ constexpr detail::NameTable<SqrtGradient, 2> sqrt_gradient_names{{
     {SqrtGradient::exact, "exact"},
 }};
 
+constexpr detail::NameTable<DecaySpace, 2> decay_space_names{{
+    {DecaySpace::linear, "linear"},
+    {DecaySpace::log, "log"},
+}};
+
 constexpr detail::NameTable<Direction, 2> direction_names{{
     {Direction::forward, "forward"},
     {Direction::backward, "backward"},
@@ -44,6 +49,10 @@ std::string_view to_string(SqrtGradient g) { return detail::name_of(sqrt_gradien
 SqrtGradient parse_sqrt_gradient(std::string_view name) {
   return detail::parse_name(sqrt_gradient_names, "sqrt gradient", name);
 }
+
+std::string decay_space_choices() { return detail::choices(decay_space_names); }
+std::string_view to_string(DecaySpace f) { return detail::name_of(decay_space_names, f); }
+DecaySpace parse_decay_space(std::string_view name) { return detail::parse_name(decay_space_names, "decay space", name); }
 
 std::string_view to_string(Direction d) { return detail::name_of(direction_names, d); }
 Direction parse_direction(std::string_view name) { return detail::parse_name(direction_names, "pass", name); }

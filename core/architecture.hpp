@@ -26,6 +26,14 @@ enum class SqrtGradient { bounded, exact };
 std::string_view to_string(SqrtGradient);
 SqrtGradient parse_sqrt_gradient(std::string_view name);
 
+//! How a plain scan's decays reach a kernel (foreign-backends.md, "decays"): the decays a themselves, or
+//! their logarithms, the parameterisation of Mamba- and FLA-style kernels. A log-form case carries log a
+//! exactly as the input `log_a` (a = exp(log_a) is never rounded by scancheck), and its gradient is
+//! dlog_a = a da in place of da.
+enum class DecaySpace { linear, log };
+std::string_view to_string(DecaySpace);
+DecaySpace parse_decay_space(std::string_view name);
+
 //! The two passes of a run: the forward (h, y, h_last) and the backward (every gradient). A verdict is
 //! never called a pass: a row *passes*, its direction is forward or backward.
 enum class Direction { forward, backward };

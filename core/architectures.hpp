@@ -55,6 +55,8 @@ struct ArchitectureDescriptor {
   bool segment_positions;
   //! The sqrt-gradient convention (recurrences.md §2) changes the backward; otherwise only `bounded` exists.
   bool sqrt_gradient;
+  //! Its decays are inputs a kernel may take in log space (DecaySpace::log): real, given decays.
+  bool log_decays;
   //! A layer of the production models (the seed shapes of the users' profiles are its shapes).
   bool production_layer;
   //! Every tensor at this shape, inputs first, in the order of harness.md.
@@ -73,7 +75,7 @@ constexpr ArchitectureDescriptor affine_scan(Architecture id, std::string_view n
                                              bool complex) {
   return {.id = id, .name = name, .equation = equation, .family = Family::affine_scan, .complex = complex,
           .main_input = "a", .gate_heads = false, .segment_positions = false, .sqrt_gradient = false,
-          .production_layer = false, .layout = affine_scan_layout, .generate = generate_affine_scan_tensors};
+          .log_decays = !complex, .production_layer = false, .layout = affine_scan_layout, .generate = generate_affine_scan_tensors};
 }
 
 //! rglru and complex_rglru (recurrences.md sections 2 and 3): the RG-LRU layers of the production models.
@@ -81,7 +83,7 @@ constexpr ArchitectureDescriptor gated_layer(Architecture id, std::string_view n
                                              bool complex) {
   return {.id = id, .name = name, .equation = equation, .family = Family::gated_layer, .complex = complex,
           .main_input = "x", .gate_heads = true, .segment_positions = true, .sqrt_gradient = true,
-          .production_layer = true, .layout = complex ? complex_gated_layer_layout : real_gated_layer_layout,
+          .log_decays = false, .production_layer = true, .layout = complex ? complex_gated_layer_layout : real_gated_layer_layout,
           .generate = generate_gated_layer_tensors};
 }
 

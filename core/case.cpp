@@ -72,24 +72,53 @@ void check_float_tensor(const Case& c, const TensorSpec& spec) {
 
 }  // namespace
 
-std::vector<TensorSpec> tensor_layout(Architecture arch, const Shape& shape) { return describe(arch).layout(shape); }
+std::vector<TensorSpec> tensor_layout(Architecture arch, const Shape& shape, DecaySpace form) {
+  std::vector<TensorSpec> layout = describe(arch).layout(shape);
+  if (form == DecaySpace::linear) return layout;
+  if (!describe(arch).log_decays)
+    throw InputError(fmt::format("{} has no decays a kernel can take in log space (decays: {})", to_string(arch),
+                                 to_string(form)));
+  for (TensorSpec& spec : layout) {
+    if (spec.name == "a") spec.name = decay_input(form);
+    if (spec.name == "da") spec.name = "dlog_a";
+  }
+  return layout;
+}
 
-std::vector<TensorSpec> tensor_layout(Architecture arch, const Shape& shape, TensorRole role) {
-  std::vector<TensorSpec> layout = tensor_layout(arch, shape);
+std::string_view decay_input(DecaySpace form) { return form == DecaySpace::log ? "log_a" : "a"; }
+
+std::vector<TensorSpec> tensor_layout(Architecture arch, const Shape& shape, TensorRole role, DecaySpace form) {
+  std::vector<TensorSpec> layout = tensor_layout(arch, shape, form);
   std::erase_if(layout, [role](const TensorSpec& s) { return s.role != role; });
   return layout;
 }
 
 Direction direction_of(Architecture arch, std::string_view output) {
   const Shape smallest{1, 1, describe(arch).channel_factor(), 1};
-  for (const TensorSpec& spec : tensor_layout(arch, smallest, output_role))
-    if (spec.name == output) return spec.direction;
+  for (const DecaySpace form : {DecaySpace::linear, DecaySpace::log}) {
+    if (form == DecaySpace::log && !describe(arch).log_decays) break;
+    for (const TensorSpec& spec : tensor_layout(arch, smallest, output_role, form))
+      if (spec.name == output) return spec.direction;
+  }
   throw InputError(fmt::format("'{}' is not an output of {}", output, to_string(arch)));
+}
+
+std::vector<TensorSpec> tensor_layout(const Case& c) { return tensor_layout(c.architecture, c.shape, c.decays); }
+std::vector<TensorSpec> tensor_layout(const Case& c, TensorRole role) {
+  return tensor_layout(c.architecture, c.shape, role, c.decays);
+}
+
+std::string main_input(const Case& c) {
+  const std::string_view name = describe(c.architecture).main_input;
+  if (c.decays != DecaySpace::linear && !describe(c.architecture).log_decays)
+    throw InputError(fmt::format("{} has no decays a kernel can take in log space (decays: {})",
+                                 to_string(c.architecture), to_string(c.decays)));
+  return std::string(name == "a" ? decay_input(c.decays) : name);
 }
 
 void validate(const Case& c) {
   validate(c.architecture, c.shape);
-  const std::vector<TensorSpec> layout = tensor_layout(c.architecture, c.shape);
+  const std::vector<TensorSpec> layout = tensor_layout(c);
   for (const TensorSpec& spec : layout) {
     if (spec.role == output) continue;
     if (spec.integer)

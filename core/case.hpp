@@ -41,8 +41,12 @@ struct TensorSpec {
 
 //! Every tensor of the architecture at this shape, inputs first, in the order of harness.md (the
 //! architecture's descriptor, core/architectures.hpp, defines it). Precondition: validate(arch, shape) passed.
-std::vector<TensorSpec> tensor_layout(Architecture, const Shape&);
-std::vector<TensorSpec> tensor_layout(Architecture, const Shape&, TensorRole);
+//! In log form the decays a and their gradient da are log_a and dlog_a; InputError where the architecture
+//! has no decays to take in log space.
+std::vector<TensorSpec> tensor_layout(Architecture, const Shape&, DecaySpace = DecaySpace::linear);
+std::vector<TensorSpec> tensor_layout(Architecture, const Shape&, TensorRole, DecaySpace = DecaySpace::linear);
+//! The name of a plain scan's decay input in `form`: "a" or "log_a".
+std::string_view decay_input(DecaySpace form);
 //! The pass that produces output `output` of the architecture (h, y, h_last: forward; gradients: backward).
 //! Throws InputError when it is not one of its outputs.
 Direction direction_of(Architecture, std::string_view output);
@@ -57,6 +61,7 @@ struct Case {
   Shape shape;
   DType io_dtype = DType::float32;
   SqrtGradient sqrt_gradient = SqrtGradient::bounded;
+  DecaySpace decays = DecaySpace::linear;  //!< a plain scan's decays as a or as log_a
   Provenance provenance;
 
   //! Every float input and cotangent present (optional ones may be missing). float32 values; a bfloat16
@@ -70,6 +75,12 @@ struct Case {
   const Tensor<float>& at(const std::string& name) const { return tensors.at(name); }
   Tensor<float>& at(const std::string& name) { return tensors.at(name); }
 };
+
+//! The case's tensors: tensor_layout at its architecture, shape and decay form.
+std::vector<TensorSpec> tensor_layout(const Case&);
+std::vector<TensorSpec> tensor_layout(const Case&, TensorRole);
+//! The [B, L, W] input whose dims define B, L and W: the descriptor's main input, in the case's decay form.
+std::string main_input(const Case&);
 
 //! Checks that the case is complete and consistent: shape valid, every required tensor present with the
 //! dims of tensor_layout, no unknown tensor, segment_pos present exactly when the

@@ -55,7 +55,7 @@ struct CaseJson {
 
 // B, L and W are not stored in case.json: the main activation's [B, L, W] defines them.
 Shape shape_from(const Case& c, const fs::path& dir, std::int64_t heads) {
-  const std::string name(describe(c.architecture).main_input);
+  const std::string name = main_input(c);
   const Tensor<float>& main = c.at(name);
   if (main.rank() != 3)
     fail_dir(dir, fmt::format("{}.npy has shape {}; expected [B, L, W]", name, to_string(main.dims())));
@@ -64,7 +64,7 @@ Shape shape_from(const Case& c, const fs::path& dir, std::int64_t heads) {
 
 void read_tensors(Case& c, const fs::path& dir) {
   for (const TensorRole role : {TensorRole::input, TensorRole::cotangent}) {
-    for (const TensorSpec& spec : tensor_layout(c.architecture, c.shape, role)) {
+    for (const TensorSpec& spec : tensor_layout(c, role)) {
       if (c.has(spec.name)) continue;
       const fs::path path = dir / (spec.name + ".npy");
       if (!fs::exists(path)) {
@@ -85,6 +85,7 @@ std::string case_json(const Case& c) {
   j["heads"] = c.shape.heads;
   j["io_dtype"] = to_string(c.io_dtype);
   j["sqrt_gradient"] = to_string(c.sqrt_gradient);
+  if (c.decays != DecaySpace::linear) j["decays"] = to_string(c.decays);  // absent: the decays a themselves
   if (c.provenance.seed) j["seed"] = *c.provenance.seed;
   if (!c.provenance.regime.empty()) j["regime"] = c.provenance.regime;
   return j.dump(2) + "\n";
@@ -115,10 +116,12 @@ Case load_case(const fs::path& dir) {
   c.architecture = j.named("architecture", parse_architecture);
   c.io_dtype = j.named("io_dtype", parse_dtype);
   c.sqrt_gradient = j.named("sqrt_gradient", parse_sqrt_gradient);
+  if (j.in.has(j.j, "decays")) c.decays = j.named("decays", parse_decay_space);
   c.provenance = j.provenance();
   const std::int64_t heads = j.heads(c.architecture);
+  check_in(dir, [&] { main_input(c); });  // a decay form the architecture has not is named here
 
-  const std::string main(describe(c.architecture).main_input);
+  const std::string main = main_input(c);
   if (!fs::exists(dir / (main + ".npy"))) fail_dir(dir, fmt::format("missing {}.npy", main));
   c.tensors.emplace(main, read_npy_float(dir / (main + ".npy")));
   c.shape = shape_from(c, dir, heads);
@@ -131,7 +134,7 @@ Case load_case(const fs::path& dir) {
 std::map<std::string, Tensor<float>> load_outputs(const Case& c, const fs::path& dir) {
   if (!fs::is_directory(dir)) throw InputError(fmt::format("{}: no such output directory", dir.string()));
   std::map<std::string, Tensor<float>> out;
-  for (const TensorSpec& spec : tensor_layout(c.architecture, c.shape, TensorRole::output)) {
+  for (const TensorSpec& spec : tensor_layout(c, TensorRole::output)) {
     const fs::path file = dir / (spec.name + ".npy");
     if (fs::exists(file)) out.emplace(spec.name, read_npy_float(file, /*allow_rounding=*/true));
   }

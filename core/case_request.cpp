@@ -10,15 +10,17 @@ namespace scancheck {
 
 std::string to_string(const CaseRequest& r) {
   const Shape& s = r.shape;
-  return fmt::format("--arch {} --shape {},{},{},{} --seed {} --regime {} --io-dtype {} --sqrt-gradient {}{}{}",
+  return fmt::format("--arch {} --shape {},{},{},{} --seed {} --regime {} --io-dtype {} --sqrt-gradient {}{}{}{}{}",
                      to_string(r.architecture), s.batch, s.length, s.width, s.heads, r.seed, to_string(r.regime),
                      to_string(r.io_dtype), to_string(r.sqrt_gradient), r.with_h0 ? "" : " --no-h0",
-                     r.with_dh_last ? "" : " --no-dh-last");
+                     r.with_dh_last ? "" : " --no-dh-last",
+                     r.decays == DecaySpace::linear ? "" : fmt::format(" --decays {}", to_string(r.decays)),
+                     r.resets_at_start ? " --resets-at-start" : "");
 }
 
 nlohmann::json to_json(const CaseRequest& r) {
   const Shape& s = r.shape;
-  return {{"architecture", to_string(r.architecture)},
+  nlohmann::json j = {{"architecture", to_string(r.architecture)},
           {"shape", {s.batch, s.length, s.width, s.heads}},
           {"seed", r.seed},
           {"regime", to_string(r.regime)},
@@ -26,6 +28,9 @@ nlohmann::json to_json(const CaseRequest& r) {
           {"sqrt_gradient", to_string(r.sqrt_gradient)},
           {"h0", r.with_h0},
           {"dh_last", r.with_dh_last}};
+  if (r.decays != DecaySpace::linear) j["decays"] = to_string(r.decays);  // optional: absent means linear
+  if (r.resets_at_start) j["resets_at_start"] = true;                     // optional: absent means false
+  return j;
 }
 
 CaseRequest request_from_json(const JsonReader& in, const nlohmann::json& j, std::string_view path) {
@@ -38,6 +43,8 @@ CaseRequest request_from_json(const JsonReader& in, const nlohmann::json& j, std
   r.sqrt_gradient = in.named(j, path, "sqrt_gradient", parse_sqrt_gradient);
   r.with_h0 = in.boolean(j, path, "h0");
   r.with_dh_last = in.boolean(j, path, "dh_last");
+  if (j.contains("decays")) r.decays = in.named(j, path, "decays", parse_decay_space);
+  if (j.contains("resets_at_start")) r.resets_at_start = in.boolean(j, path, "resets_at_start");
   return r;
 }
 

@@ -201,15 +201,17 @@ void add_scan_decays(Case& c, const GenerationContext& ctx) {
     const std::int64_t row = e / channels, channel = e % channels;
     const double r = scan_magnitude(ctx, e);
     if (!complex) {
-      // Only the extreme regime has negative decays; the others model gates in (0, 1).
-      a[row * width + channel] = static_cast<float>(ctx.regime() == Regime::extreme ? sign.sign(e) * r : r);
+      // Only the extreme regime has negative decays; the others model gates in (0, 1). In log form the
+      // case holds log r itself, rounded once: the clip regime's 1 - 1e-9 is then -1e-9, not 0.
+      if (ctx.req.decays == DecaySpace::log) a[row * width + channel] = static_cast<float>(std::log(r));
+      else a[row * width + channel] = static_cast<float>(ctx.regime() == Regime::extreme ? sign.sign(e) * r : r);
       return;
     }
     const double theta = clip_channel(ctx, channel) ? 0.0 : phase.uniform(e, -std::numbers::pi, std::numbers::pi);
     a[row * width + channel] = static_cast<float>(r * std::cos(theta));
     a[row * width + channels + channel] = static_cast<float>(r * std::sin(theta));
   });
-  c.tensors.emplace("a", std::move(a));
+  c.tensors.emplace(decay_input(ctx.req.decays), std::move(a));
 }
 
 }  // namespace
@@ -259,6 +261,12 @@ Case make_case(const CaseRequest& req) {
   if (req.regime == Regime::resets || (req.regime == Regime::extreme && arch.segment_positions))
     ctx.resets = reset_schedule(ctx);
   // Every 4th channel from a random start: a quarter of them, and at least one.
+  if (req.decays == DecaySpace::log && (req.regime == Regime::resets || req.regime == Regime::extreme))
+    throw InputError(fmt::format("decays log: the {} regime draws decays a <= 0, which have no logarithm",
+                                 to_string(req.regime)));
+  tensor_layout(req.architecture, req.shape, req.decays);  // InputError where there is no log form
+  if (req.resets_at_start && !arch.segment_positions)
+    throw InputError(fmt::format("resets at start: {} has no segment positions", to_string(req.architecture)));
   if (req.regime == Regime::clip) ctx.clip_start = ctx.draw("clip").below(0, std::min<std::int64_t>(4, ctx.channels()));
 
   Case c;
@@ -266,9 +274,12 @@ Case make_case(const CaseRequest& req) {
   c.shape = req.shape;
   c.io_dtype = req.io_dtype;
   c.sqrt_gradient = req.sqrt_gradient;
+  c.decays = req.decays;
   c.provenance = {req.seed, std::string(to_string(req.regime))};
   arch.generate(c, ctx);
-  round_io_tensors(c, ctx.layout);
+  if (req.resets_at_start)
+    for (std::int64_t b = 0; b < req.shape.batch; ++b) c.segment_pos[b * req.shape.length] = 0;
+  round_io_tensors(c, tensor_layout(c));
   return c;
 }
 

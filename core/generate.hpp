@@ -27,6 +27,10 @@ struct CaseRequest {
   SqrtGradient sqrt_gradient = SqrtGradient::bounded;
   bool with_h0 = true;
   bool with_dh_last = true;
+  //! Log form: the decays drawn are stored as log a, exactly (the regimes that draw a <= 0 are refused).
+  DecaySpace decays = DecaySpace::linear;
+  //! Architectures with segment positions: every batch entry starts with a reset (segment_pos[b, 0] = 0).
+  bool resets_at_start = false;
 };
 
 //! Throws InputError for an invalid shape.

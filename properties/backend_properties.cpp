@@ -57,7 +57,7 @@ std::vector<const BackendInfo*> sample_backends(const Case& c, std::size_t other
 
 //! The outputs `b` computes on `c`: those of its declared passes.
 std::vector<TensorSpec> outputs_of(const Case& c, const BackendInfo& b) {
-  std::vector<TensorSpec> out = tensor_layout(c.architecture, c.shape, TensorRole::output);
+  std::vector<TensorSpec> out = tensor_layout(c, TensorRole::output);
   std::erase_if(out, [&](const TensorSpec& s) {
     return !b.computes(s.direction) || std::find(b.omits.begin(), b.omits.end(), s.name) != b.omits.end();
   });
@@ -99,7 +99,7 @@ struct Geometry {
 //! Per-batch tensors ([B, L, W] activations and [B, W] states); the others are parameters and their
 //! gradients, shared by every batch entry.
 bool per_batch(const Case& c, const std::string& name) {
-  for (const TensorSpec& s : tensor_layout(c.architecture, c.shape))
+  for (const TensorSpec& s : tensor_layout(c))
     if (s.name == name) return !s.parameter;
   return true;
 }
@@ -286,7 +286,7 @@ std::optional<PropertyFailure> batch_permutation(const Case& c) {
     if (per_batch(c, name)) t = permuted(t, perm);
   if (describe(c.architecture).segment_positions) moved.segment_pos = permuted(c.segment_pos, perm);
   const std::string how = fmt::format("batch entries permuted to [{}]", fmt::join(perm, ", "));
-  const std::vector<TensorSpec> layout = tensor_layout(c.architecture, c.shape);
+  const std::vector<TensorSpec> layout = tensor_layout(c);
   const bool has_parameters = std::any_of(layout.begin(), layout.end(), [](const TensorSpec& s) { return s.parameter; });
   const ReferenceResult reference = has_parameters ? reference_with_bounds(c, 1) : ReferenceResult{};
   const double factor = 2 * TolerancePolicy{}.bound_factor;
@@ -337,7 +337,7 @@ std::optional<PropertyFailure> batch_permutation(const Case& c) {
 //! Output name -> element flags, all false, and setters of activation and state elements of the site's batch.
 struct DependentMask {
   DependentMask(const Case& c, const Geometry& g, const Site& site) : g(g), site(site) {
-    for (const TensorSpec& s : tensor_layout(c.architecture, c.shape, TensorRole::output))
+    for (const TensorSpec& s : tensor_layout(c, TensorRole::output))
       mask[s.name].assign(static_cast<std::size_t>(element_count(s.dims)), false);
   }
   void act(const char* name, std::int64_t t, std::int64_t p) {

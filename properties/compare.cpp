@@ -128,7 +128,7 @@ TensorMetrics compare_tensor(const TensorComparison& in) {
 }
 
 DType stored_dtype(const Case& c, const std::string& output) {
-  for (const TensorSpec& spec : tensor_layout(c.architecture, c.shape, TensorRole::output))
+  for (const TensorSpec& spec : tensor_layout(c, TensorRole::output))
     if (spec.name == output) return spec.precision == TensorPrecision::io ? c.io_dtype : DType::float32;
   throw InputError(fmt::format("'{}' is not an output of {}", output, to_string(c.architecture)));
 }

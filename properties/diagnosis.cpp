@@ -49,7 +49,7 @@ Failures collect(const Case& c, const Outputs& got, const ReferenceResult& refer
   Failures f;
   const Shape& shape = c.shape;
   const std::int64_t head_channels = scancheck::head_channels(c.architecture, shape);
-  for (const TensorSpec& s : tensor_layout(c.architecture, shape, TensorRole::output)) {
+  for (const TensorSpec& s : tensor_layout(c, TensorRole::output)) {
     const auto g = got.find(s.name);
     const auto e = reference.values.find(s.name);
     const auto b = reference.bounds.find(s.name);
@@ -94,6 +94,7 @@ Failures collect(const Case& c, const Outputs& got, const ReferenceResult& refer
 bool resets_at(const Case& c, std::int64_t b, std::int64_t t, std::int64_t w) {
   const Shape& s = c.shape;
   if (describe(c.architecture).segment_positions) return c.segment_pos[b * s.length + t] == 0;
+  if (c.decays == DecaySpace::log) return false;  // a = exp(log a) > 0
   const std::int64_t channels = state_channels(c.architecture, s), ch = w % channels;
   const float* row = c.at("a").data() + (b * s.length + t) * s.width;
   return row[ch] == 0 && (!describe(c.architecture).complex || row[channels + ch] == 0);
@@ -142,7 +143,11 @@ std::optional<double> summed_log_decay(const Case& c, std::int64_t b, std::int64
   const std::int64_t channels = state_channels(c.architecture, s), ch = w % channels;
   double sum = 0;
   for (std::int64_t k = 0; k <= t; ++k) {
-    const float* row = c.at("a").data() + (b * s.length + k) * s.width;
+    const float* row = c.at(std::string(decay_input(c.decays))).data() + (b * s.length + k) * s.width;
+    if (c.decays == DecaySpace::log) {
+      sum += row[ch];
+      continue;
+    }
     const double m = complex ? std::hypot(row[ch], row[channels + ch]) : std::fabs(row[ch]);
     if (m == 0) return std::nullopt;
     sum += std::log(m);
@@ -227,7 +232,7 @@ namespace {
 //! `c` with every step's decay that of t = 0: a plain scan's a, a gated layer's x (which its gates read).
 Case constant_in_time(const Case& c) {
   Case d = c;
-  Tensor<float>& driver = d.at(std::string(describe(c.architecture).family == Family::affine_scan ? "a" : "x"));
+  Tensor<float>& driver = d.at(describe(c.architecture).family == Family::affine_scan ? std::string(decay_input(c.decays)) : "x");
   const Shape& s = c.shape;
   for (std::int64_t b = 0; b < s.batch; ++b)
     for (std::int64_t t = 1; t < s.length; ++t)
@@ -244,7 +249,7 @@ std::optional<ErrorStrip> error_strip(const Case& c, const Outputs& got, const R
   std::string tensor;
   std::int64_t batch = 0;
   double worst = policy.bound_factor;
-  for (const TensorSpec& spec : tensor_layout(c.architecture, s, TensorRole::output)) {
+  for (const TensorSpec& spec : tensor_layout(c, TensorRole::output)) {
     if (spec.dims.size() != 3 || spec.parameter) continue;
     const auto g = got.find(spec.name);
     const auto e = reference.values.find(spec.name);

@@ -72,7 +72,7 @@ BackendResult judge_outputs(std::string name, const Case& c, const Outputs& got,
   r.backend = std::move(name);
   r.passes = passes;
   r.omits = omits;
-  for (const TensorSpec& spec : tensor_layout(c.architecture, c.shape, TensorRole::output)) {
+  for (const TensorSpec& spec : tensor_layout(c, TensorRole::output)) {
     if (std::find(passes.begin(), passes.end(), spec.direction) == passes.end()) continue;
     if (std::find(omits.begin(), omits.end(), spec.name) != omits.end()) continue;
     const auto it = got.find(spec.name);
@@ -127,6 +127,25 @@ BackendResult failed_run(const BackendInfo& backend, const BackendError& e) {
 
 namespace {
 
+//! The sequential baseline's outputs on `c`. The built-ins take decays as a, so a log-form case runs as its
+//! linear twin, a = exp(log a) rounded to the io dtype as a kernel stores it, and gives dlog_a = a da in
+//! float32: the baseline of a kernel that exponentiates log a before it scans.
+Outputs baseline_outputs(const Case& c) {
+  if (c.decays == DecaySpace::linear) return run_backend(baseline_backend(c), c, Executor::host);
+  Case twin = c;
+  twin.decays = DecaySpace::linear;
+  auto log_a = twin.tensors.extract(std::string(decay_input(c.decays)));
+  for (float& v : log_a.mapped().values()) v = round_to(c.io_dtype, std::exp(v));
+  const Tensor<float>& a = twin.tensors.emplace("a", std::move(log_a.mapped())).first->second;
+  Outputs out = run_backend(baseline_backend(twin), twin, Executor::host);
+  auto da = out.extract("da");
+  if (da.empty()) return out;
+  for (std::int64_t i = 0; i < a.size(); ++i) da.mapped()[i] *= a[i];
+  da.key() = "dlog_a";
+  out.insert(std::move(da));
+  return out;
+}
+
 //! The pattern of the failing elements, and what re-runs without dh_last or h0 show.
 std::vector<std::string> diagnosis_of(const BackendInfo& b, const Case& c, const Outputs& got,
                                       const ReferenceResult& reference, Executor executor,
@@ -135,7 +154,7 @@ std::vector<std::string> diagnosis_of(const BackendInfo& b, const Case& c, const
       diagnose(c, got, reference, policy, b.builtin ? std::optional(b.builtin->schedule) : std::nullopt);
   const auto passes = [&](const Case& d) {
     try {
-      const Outputs baseline = run_backend(baseline_backend(d), d, Executor::host);
+      const Outputs baseline = baseline_outputs(d);
       return judge_outputs(b.name, d, run_backend(b, d, executor), reference_with_bounds(d), &baseline, policy,
                            b.passes, b.omits)
           .pass;
@@ -164,7 +183,7 @@ std::vector<BackendResult> check_backends(const Case& c, const std::vector<const
                                           Executor executor, const ReferenceWhenReady& reference,
                                           const TolerancePolicy& policy,
                                           const std::function<void(const BackendResult&)>& judged, bool diagnose) {
-  const Outputs baseline = run_backend(baseline_backend(c), c, Executor::host);
+  const Outputs baseline = baseline_outputs(c);
   std::vector<std::optional<Outputs>> outputs(backends.size());
   std::vector<std::optional<BackendResult>> failures(backends.size());
   for (std::size_t k = 0; k < backends.size(); ++k) {
@@ -197,7 +216,7 @@ std::vector<BackendResult> check_backends(const Case& c, const std::vector<const
 BackendResult verify_outputs(std::string name, const Case& c, const Outputs& candidate, const TolerancePolicy& policy,
                              int threads) {
   const ReferenceResult reference = reference_with_bounds(c, threads, /*strict=*/true);  // with its notes
-  const Outputs baseline = run_backend(baseline_backend(c), c, Executor::host);
+  const Outputs baseline = baseline_outputs(c);
   return judge_outputs(std::move(name), c, candidate, reference, &baseline, policy);
 }
 

@@ -84,8 +84,8 @@ GeneratorOptions constrained(GeneratorOptions o, Architecture arch) {
   std::erase_if(o.regimes, [&](Regime r) {
     if (!k.resets && (r == Regime::resets || (r == Regime::extreme && describe(arch).segment_positions))) return true;
     // A plain scan's resets are zero decays, and its extreme regime draws negative ones.
-    if (k.positive_decays && !describe(arch).segment_positions && (r == Regime::resets || r == Regime::extreme))
-      return true;
+    const bool positive = k.positive_decays || k.decays == DecaySpace::log;
+    if (positive && !describe(arch).segment_positions && (r == Regime::resets || r == Regime::extreme)) return true;
     return exact_only && r == Regime::extreme;  // float32 cannot evaluate D(q) there
   });
   if (o.regimes.empty()) o.regimes = {Regime::default_};
@@ -113,6 +113,8 @@ Draw draw(Source& s, int size, Architecture arch, const GeneratorOptions& o) {
   const std::int64_t heads_max =
       std::min(lim.max_heads, std::max<std::int64_t>(1, lim.max_elements / (d.batch * d.length * c)));
   d.heads = heads_max >= 2 && s.chance(1, 2) ? s.uniform(2, heads_max) : 1;
+  // The size's head limit knows nothing of max_width or width_multiple: fewer heads where W would not fit.
+  while (d.heads > 1 && d.heads * c * per_head_step(d.heads, c, k) > lim.max_width) --d.heads;
   if (!k.heads.empty()) {  // the allowed counts that fit the width, else the smallest allowed
     std::vector<std::int64_t> fit;
     for (std::int64_t h : k.heads)
@@ -179,6 +181,8 @@ CaseRequest to_request(const Draw& d, Architecture arch, DType io, const Generat
   r.sqrt_gradient = d.exact_sqrt && r.regime != Regime::extreme ? SqrtGradient::exact : SqrtGradient::bounded;
   r.with_h0 = !d.drop_h0;
   r.with_dh_last = !d.drop_dh_last;
+  r.decays = o.constraints.decays;
+  r.resets_at_start = o.constraints.resets_at_start && describe(arch).segment_positions;
   return r;
 }
 
@@ -246,6 +250,8 @@ CaseRequest fit_into(CaseRequest r, const BackendConstraints& k) {
   if (k.max_width) s.width = std::max(unit, std::min(s.width, *k.max_width / unit * unit));
   r.with_h0 = r.with_h0 && k.h0;
   r.with_dh_last = r.with_dh_last && k.dh_last;
+  r.decays = k.decays;
+  r.resets_at_start = k.resets_at_start && describe(r.architecture).segment_positions;
   if (!k.sqrt_gradients.empty() &&
       std::find(k.sqrt_gradients.begin(), k.sqrt_gradients.end(), r.sqrt_gradient) == k.sqrt_gradients.end())
     r.sqrt_gradient = k.sqrt_gradients.front();

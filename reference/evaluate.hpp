@@ -143,7 +143,7 @@ class Evaluator {
                          std::to_string(b.head) + ") is outside " + to_string(s));
       computed_[b.batch * s.heads + b.head] = 1;
     }
-    for (const TensorSpec& spec : tensor_layout(c.architecture, s, TensorRole::output)) {
+    for (const TensorSpec& spec : tensor_layout(c, TensorRole::output)) {
       const double nan = std::numeric_limits<double>::quiet_NaN();
       result_.values.emplace(spec.name, Tensor<double>(spec.dims, nan));
       if (options.bounds && is_bounded<S>::value) result_.bounds.emplace(spec.name, Tensor<double>(spec.dims, nan));
@@ -212,14 +212,17 @@ class Evaluator {
     const std::int64_t K = state_channels(case_.architecture, s) / s.heads;
     parallel_for(static_cast<std::int64_t>(blocks_.size()), threads, options_.stop, [&](std::int64_t n) {
       const auto [b, h] = blocks_[n];
-      const auto out = scan_block(gather_scan_block<F>(case_, b, h));
+      const ScanBlockInputs<F> in = gather_scan_block<F>(case_, b, h);
+      const auto out = scan_block(in);
+      // In log form the decay's gradient is d log a = a da (recurrences.md §1 by the chain rule).
+      const bool log_form = case_.decays == DecaySpace::log;
       std::int64_t uncertified = 0;
       for (std::int64_t t = 0; t < L; ++t)
         for (std::int64_t k = 0; k < K; ++k) {
-          const std::int64_t at = (b * L + t) * W + h * K + k;
-          uncertified += !put("h", at, out.h[t * K + k]);
-          uncertified += !put("da", at, out.da[t * K + k]);
-          uncertified += !put("db", at, out.db[t * K + k]);
+          const std::int64_t at = (b * L + t) * W + h * K + k, i = t * K + k;
+          uncertified += !put("h", at, out.h[i]);
+          uncertified += log_form ? !put("dlog_a", at, out.da[i] * in.a[i]) : !put("da", at, out.da[i]);
+          uncertified += !put("db", at, out.db[i]);
         }
       for (std::int64_t k = 0; k < K; ++k) {
         uncertified += !put("h_last", b * W + h * K + k, out.h[(L - 1) * K + k]);

@@ -64,7 +64,12 @@ ScanBlockInputs<F> gather_scan_block(const Case& c, std::int64_t b, std::int64_t
   ScanBlockInputs<F> in;
   in.length = s.length;
   in.channels = Kc;
-  in.a = read_channels<F>(c.at("a"), b * s.length, s.length, c0, Kc, Wc);
+  in.a = read_channels<F>(c.at(std::string(decay_input(c.decays))), b * s.length, s.length, c0, Kc, Wc);
+  if constexpr (!is_complex_v<F>) {
+    using std::exp;
+    if (c.decays == DecaySpace::log)
+      for (F& a : in.a) a = exp(a);  // exactly, or with the float32 exp's rounding in a bounded field
+  }
   in.b = read_channels<F>(c.at("b"), b * s.length, s.length, c0, Kc, Wc);
   in.dh = read_channels<F>(c.at("dh"), b * s.length, s.length, c0, Kc, Wc);
   in.h0 = read_optional_state<F>(c, "h0", b, c0, Kc, Wc);

@@ -199,7 +199,7 @@ Report header(const ReportOptions& o, const ReportPlan& plan) {
 
 std::int64_t output_elements(const Case& c) {
   std::int64_t n = 0;
-  for (const TensorSpec& spec : tensor_layout(c.architecture, c.shape, TensorRole::output)) n += element_count(spec.dims);
+  for (const TensorSpec& spec : tensor_layout(c, TensorRole::output)) n += element_count(spec.dims);
   return n;
 }
 

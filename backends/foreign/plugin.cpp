@@ -239,7 +239,7 @@ Outputs Plugin::run(std::size_t index, const Case& c) {
   const DLDevice where{device ? kDLCUDA : kDLCPU, device ? plugin_device::current_device() : 0};
 
   std::vector<Staged> inputs, outputs;
-  for (const TensorSpec& spec : tensor_layout(c.architecture, c.shape)) {
+  for (const TensorSpec& spec : tensor_layout(c)) {
     if (spec.role == TensorRole::output) {
       if (std::find(declared.passes.begin(), declared.passes.end(), spec.direction) != declared.passes.end())
         outputs.push_back(stage_output(spec.name, spec.dims, device));

@@ -27,7 +27,7 @@ fs::path make_scratch_directory() {
 
 std::int64_t element_count_of(const Case& c) {
   std::int64_t n = 0;
-  for (const TensorSpec& spec : tensor_layout(c.architecture, c.shape)) n += element_count(spec.dims);
+  for (const TensorSpec& spec : tensor_layout(c)) n += element_count(spec.dims);
   return n;
 }
 

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/architectures.hpp"
 #include "core/case.hpp"
 #include "core/json_reader.hpp"
 
@@ -38,7 +39,7 @@ BackendConstraints constraints_of(const JsonReader& in, const json& j, const std
   const json& k = in.object(in.field(j, path, "constraints"), path + ".constraints");
   const std::string p = path + ".constraints";
   static const std::set<std::string> known{"width_multiple", "max_width", "max_length", "max_batch", "heads",
-                                           "min_length", "length_multiple", "positive_decays",
+                                           "min_length", "length_multiple", "positive_decays", "resets_at_start",
                                            "sqrt_gradient", "h0", "dh_last", "resets"};
   for (const auto& [key, value] : k.items())
     if (!known.count(key)) in.fail(p, fmt::format("unknown constraint '{}'", key));
@@ -66,6 +67,8 @@ BackendConstraints constraints_of(const JsonReader& in, const json& j, const std
   if (in.has(k, "min_length")) c.min_length = in.positive_integer(k, p, "min_length");
   if (in.has(k, "length_multiple")) c.length_multiple = in.positive_integer(k, p, "length_multiple");
   if (in.has(k, "positive_decays")) c.positive_decays = in.boolean(k, p, "positive_decays");
+  if (in.has(k, "resets_at_start")) c.resets_at_start = in.boolean(k, p, "resets_at_start");
+  if (c.resets_at_start && !c.resets) in.fail(p, "resets_at_start asks for resets, and resets is false");
   if (c.max_length && c.max_length < c.min_length)
     in.fail(p, fmt::format("max_length {} is below min_length {}", *c.max_length, c.min_length));
   if (c.max_length && (c.min_length + c.length_multiple - 1) / c.length_multiple * c.length_multiple > *c.max_length)
@@ -73,12 +76,23 @@ BackendConstraints constraints_of(const JsonReader& in, const json& j, const std
   return c;
 }
 
+//! "decays" (optional): "log" for a plain scan whose kernel takes log a; only architectures with decays.
+DecaySpace decay_space_of(const JsonReader& in, const json& j, const std::string& path, Architecture architecture) {
+  const DecaySpace form = in.named(j, path, "decays", parse_decay_space);
+  if (form != DecaySpace::linear && !describe(architecture).log_decays)
+    in.fail(JsonReader::join(path, "decays"), fmt::format("{} has no decays a kernel can take in log space",
+                                                          to_string(architecture)));
+  return form;
+}
+
 //! "omits" (optional): gradients of the architecture the backend does not compute, judged by no one.
 std::vector<std::string> omitted_gradients(const JsonReader& in, const json& j, const std::string& path,
-                                           Architecture architecture, const std::vector<Direction>& passes) {
+                                           Architecture architecture, const std::vector<Direction>& passes,
+                                           DecaySpace decays) {
   if (!in.has(j, "omits")) return {};
   std::vector<std::string> names = in.strings(j, path, "omits");
-  const std::vector<TensorSpec> outputs = tensor_layout(architecture, Shape{1, 1, 2, 1}, TensorRole::output);
+  const std::vector<TensorSpec> outputs =
+      tensor_layout(architecture, Shape{1, 1, 2, 1}, TensorRole::output, decays);
   for (const std::string& name : names) {
     const auto it = std::find_if(outputs.begin(), outputs.end(), [&](const TensorSpec& s) { return s.name == name; });
     if (it == outputs.end() || it->direction != Direction::backward)
@@ -110,8 +124,9 @@ DeclaredBackend declared_backend(const JsonReader& in, const json& j, const std:
   b.io_dtype = in.named(j, path, "io_dtype", parse_dtype);
   b.passes = passes_of(in, j, path);
   if (in.has(j, "deterministic")) b.deterministic = in.boolean(j, path, "deterministic");
-  b.omits = omitted_gradients(in, j, path, b.architecture, b.passes);
   b.constraints = constraints_of(in, j, path);
+  if (in.has(j, "decays")) b.constraints.decays = decay_space_of(in, j, path, b.architecture);
+  b.omits = omitted_gradients(in, j, path, b.architecture, b.passes, b.constraints.decays);
   return b;
 }
 

@@ -297,7 +297,7 @@ Outputs plain_loop(const Case& c) {
   const std::int64_t channels = complex ? W / 2 : W, im = complex ? W / 2 : 0;
   const auto io = [&](float v) { return round_to(c.io_dtype, v); };
   Outputs out;
-  for (const TensorSpec& spec : tensor_layout(c.architecture, c.shape, TensorRole::output))
+  for (const TensorSpec& spec : tensor_layout(c, TensorRole::output))
     out.emplace(spec.name, Tensor<float>(spec.dims));
   const auto load = [&](const float* p, std::int64_t row, std::int64_t ch) {
     return C32{p[row * W + ch], complex ? p[row * W + im + ch] : 0.0f};

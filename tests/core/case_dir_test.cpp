@@ -82,6 +82,7 @@ void expect_same_case(const Case& a, const Case& b) {
   EXPECT_EQ(a.shape, b.shape);
   EXPECT_EQ(a.io_dtype, b.io_dtype);
   EXPECT_EQ(a.sqrt_gradient, b.sqrt_gradient);
+  EXPECT_EQ(a.decays, b.decays);
   EXPECT_EQ(a.provenance.seed, b.provenance.seed);
   EXPECT_EQ(a.provenance.regime, b.provenance.regime);
   ASSERT_EQ(a.tensors.size(), b.tensors.size());
@@ -113,6 +114,25 @@ TEST(CaseDir, SaveThenLoadIsBitwiseEqual) {
       }
     }
   }
+}
+
+TEST(CaseDir, LogDecaysTravelAsLogAAndSaySo) {
+  TempDir dir;
+  for (DType dtype : {DType::float32, DType::bfloat16}) {
+    CaseRequest req{Architecture::scan, Shape{2, 9, 4, 1}, 5, Regime::clip, dtype};
+    req.decays = DecaySpace::log;
+    const Case c = make_case(req);
+    save_case(c, dir / "log");
+    EXPECT_TRUE(std::filesystem::exists(dir / "log" / "log_a.npy"));
+    EXPECT_FALSE(std::filesystem::exists(dir / "log" / "a.npy"));
+    EXPECT_EQ(nlohmann::json::parse(test::read_file(dir / "log" / "case.json")).at("decays"), "log");
+    const Case back = load_case(dir / "log");
+    EXPECT_EQ(back.decays, DecaySpace::log);
+    expect_same_case(c, back);
+  }
+  // A linear case says nothing: case directories of other tools stay valid.
+  save_case(make_case({Architecture::scan, Shape{1, 3, 2, 1}, 1}), dir / "linear");
+  EXPECT_FALSE(nlohmann::json::parse(test::read_file(dir / "linear" / "case.json")).contains("decays"));
 }
 
 TEST(CaseDir, CaseJsonHoldsProvenance) {

@@ -244,5 +244,53 @@ TEST(Generate, Bf16RoundsOnlyIoTensors) {
   EXPECT_TRUE(std::any_of(params.begin(), params.end(), [](float a) { return round_to_bf16(a) != a; }));
 }
 
+TEST(Generate, LogDecaysAreTheLogarithmsOfTheSameDraws) {
+  for (Regime regime : {Regime::default_, Regime::long_memory, Regime::clip}) {
+    SCOPED_TRACE(std::string(to_string(regime)));
+    CaseRequest req{Architecture::scan, Shape{2, 30, 8, 1}, 9, regime};
+    const Case linear = make_case(req);
+    req.decays = DecaySpace::log;
+    const Case log = make_case(req);
+    EXPECT_NO_THROW(validate(log));
+    EXPECT_FALSE(log.has("a"));
+    EXPECT_TRUE(bitwise_equal(log.at("b"), linear.at("b")));
+    const auto& a = linear.at("a").values();
+    const auto& log_a = log.at("log_a").values();
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      ASSERT_LT(log_a[i], 0.0f) << i;  // a drawn in (0, 1): no float32 a of 1 becomes a log a of 0
+      ASSERT_NEAR(std::exp(static_cast<double>(log_a[i])), a[i], 1e-7) << i;
+    }
+  }
+  // The clip regime's decays 1 - 1e-9 are 1.0f as a, and log a keeps them.
+  CaseRequest clip{Architecture::scan, Shape{1, 8, 8, 1}, 3, Regime::clip};
+  clip.decays = DecaySpace::log;
+  const auto& log_a = make_case(clip).at("log_a").values();
+  EXPECT_TRUE(std::any_of(log_a.begin(), log_a.end(), [](float v) { return v < 0 && v > -1e-8f; }));
+}
+
+TEST(Generate, LogDecaysRefuseWhatHasNoLogarithm) {
+  for (Regime regime : {Regime::resets, Regime::extreme}) {
+    CaseRequest req{Architecture::scan, Shape{1, 8, 4, 1}, 1, regime};
+    req.decays = DecaySpace::log;
+    EXPECT_TRUE(contains(input_error([&] { make_case(req); }), "no logarithm"));
+  }
+  CaseRequest gated{Architecture::rglru, Shape{1, 8, 4, 1}, 1};
+  gated.decays = DecaySpace::log;
+  EXPECT_TRUE(contains(input_error([&] { make_case(gated); }), "no decays a kernel can take in log space"));
+}
+
+TEST(Generate, ResetsAtStartResetEveryBatchEntryAndChangeNothingElse) {
+  CaseRequest req{Architecture::rglru, Shape{3, 20, 8, 2}, 4, Regime::default_};
+  const Case plain = make_case(req);
+  req.resets_at_start = true;
+  const Case reset = make_case(req);
+  for (std::int64_t i = 0; i < plain.segment_pos.size(); ++i)
+    EXPECT_EQ(reset.segment_pos[i], i % 20 == 0 ? 0 : plain.segment_pos[i]) << i;
+  EXPECT_TRUE(bitwise_equal(reset.at("x"), plain.at("x")));
+  CaseRequest scan{Architecture::scan, Shape{1, 8, 4, 1}, 1};
+  scan.resets_at_start = true;
+  EXPECT_TRUE(contains(input_error([&] { make_case(scan); }), "no segment positions"));
+}
+
 }  // namespace
 }  // namespace scancheck

@@ -122,6 +122,34 @@ TEST(Generators, OptionsRestrictRegimesAndBatch) {
   }
 }
 
+// A narrow max_width caps the heads too: the size's own head limit must not widen W past it (a client of
+// accelerated-scan declaring max_width 2 got W = 4, and the run stopped as bad input), whatever the width
+// multiple, and the decay space and resets at start are the constraints'.
+TEST(Generators, ConstraintsBoundTheWidthThroughTheHeads) {
+  for (const std::int64_t multiple : {1, 2}) {
+    GeneratorOptions o;
+    o.constraints.max_width = 2;
+    o.constraints.width_multiple = multiple;
+    for (std::uint64_t seed = 0; seed < 300; ++seed) {
+      const CaseRequest r = draw(Architecture::scan, DType::float32, seed, static_cast<int>(seed % 101), o);
+      ASSERT_LE(r.shape.width, 2) << seed;
+      ASSERT_EQ(r.shape.width % multiple, 0) << seed;
+    }
+  }
+  GeneratorOptions log;
+  log.constraints.decays = DecaySpace::log;
+  GeneratorOptions starts;
+  starts.constraints.resets_at_start = true;
+  for (std::uint64_t seed = 0; seed < 100; ++seed) {
+    const CaseRequest r = draw(Architecture::scan, DType::float32, seed, static_cast<int>(seed % 101), log);
+    EXPECT_EQ(r.decays, DecaySpace::log);
+    EXPECT_NE(r.regime, Regime::resets);
+    EXPECT_NE(r.regime, Regime::extreme);
+    EXPECT_TRUE(draw(Architecture::rglru, DType::float32, seed, static_cast<int>(seed % 101), starts).resets_at_start);
+    EXPECT_FALSE(draw(Architecture::scan, DType::float32, seed, static_cast<int>(seed % 101), starts).resets_at_start);
+  }
+}
+
 // Every immediate shrink makes one choice smaller and none larger, towards B = 1, L = 1, H = 1, the
 // default regime, h0 / dh_last present, k = 1, bounded; the seed never changes.
 TEST(Generators, ShrinksOnlyTowardsSmallerRequests) {

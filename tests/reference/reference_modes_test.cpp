@@ -230,5 +230,40 @@ TEST_P(SampledAndThreaded, OutOfRangeSampleIsRejected) {
 INSTANTIATE_TEST_SUITE_P(AllArchitectures, SampledAndThreaded, ::testing::ValuesIn(all_architectures),
                          [](const auto& info) { return std::string(to_string(info.param)); });
 
+//! Log-form decays: the reference takes log a exactly, a = exp(log a) never rounded, and gives dlog_a = a da.
+//! Checked against the recurrence evaluated by hand in long double on one channel of three steps.
+TEST(LogDecays, ReferenceExponentiatesLogAExactly) {
+  const std::vector<float> log_a{-0.1f, -1e-9f, -2.0f}, b{1.0f, 2.0f, 3.0f}, dh{1.0f, -1.0f, 0.5f};
+  const float h0 = 0.5f, dh_last = 0.25f;
+  Case c;
+  c.architecture = Architecture::scan;
+  c.shape = {1, 3, 1, 1};
+  c.decays = DecaySpace::log;
+  c.tensors.emplace("log_a", Tensor<float>({1, 3, 1}, log_a));
+  c.tensors.emplace("b", Tensor<float>({1, 3, 1}, b));
+  c.tensors.emplace("dh", Tensor<float>({1, 3, 1}, dh));
+  c.tensors.emplace("h0", Tensor<float>({1, 1}, std::vector<float>{h0}));
+  c.tensors.emplace("dh_last", Tensor<float>({1, 1}, std::vector<float>{dh_last}));
+
+  long double a[3], h[3], g[3];
+  for (int t = 0; t < 3; ++t) a[t] = std::exp(static_cast<long double>(log_a[t]));
+  for (int t = 0; t < 3; ++t) h[t] = a[t] * (t ? h[t - 1] : h0) + b[t];
+  for (int t = 2; t >= 0; --t) g[t] = dh[t] + (t == 2 ? static_cast<long double>(dh_last) : a[t + 1] * g[t + 1]);
+
+  for (Precision p : {Precision::float128, Precision::tiered}) {
+    SCOPED_TRACE(std::string(to_string(p)));
+    const ReferenceResult r = compute_reference(c, {.precision = p});
+    ASSERT_TRUE(r.values.count("dlog_a") && !r.values.count("da"));
+    for (int t = 0; t < 3; ++t) {
+      const long double dlog_a = g[t] * (t ? h[t - 1] : h0) * a[t];
+      EXPECT_NEAR(r.values.at("h")[t], static_cast<double>(h[t]), 1e-15 * std::fabs(static_cast<double>(h[t])));
+      EXPECT_NEAR(r.values.at("db")[t], static_cast<double>(g[t]), 1e-15 * std::fabs(static_cast<double>(g[t])));
+      EXPECT_NEAR(r.values.at("dlog_a")[t], static_cast<double>(dlog_a), 1e-15 * std::fabs(static_cast<double>(dlog_a)));
+      EXPECT_GT(r.bounds.at("dlog_a")[t], 0.0);  // the kernel's own float32 exp is admitted
+    }
+    EXPECT_NEAR(r.values.at("dh0")[0], static_cast<double>(a[0] * g[0]), 1e-15);
+  }
+}
+
 }  // namespace
 }  // namespace scancheck::reftest

@@ -111,7 +111,7 @@ inline void fill_normal(Case& c, const std::string& name, std::uint64_t seed, st
 inline Case direction_case(const Case& c, std::uint64_t seed) {
   Case d = c;
   std::uint64_t stream = 101;
-  for (const TensorSpec& spec : tensor_layout(c.architecture, c.shape)) {
+  for (const TensorSpec& spec : tensor_layout(c)) {
     ++stream;
     if (spec.role != TensorRole::input || spec.integer) continue;
     d.tensors[spec.name] = Tensor<float>(spec.dims, 0.0f);

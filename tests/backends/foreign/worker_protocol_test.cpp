@@ -60,5 +60,29 @@ TEST(WorkerProtocolHello, AMistypedOrUnknownFieldIsBadInputNamingIt) {
             "worker 'w': hello: provenance: unknown field 'sha' (expected one of: package, version, commit)");
 }
 
+//! A backend declaration (one entry of "backends") with `extra` fields.
+std::string backend_with(const std::string& architecture, const std::string& extra) {
+  return R"({"protocol": 1, "provider": "numpy", "backends": [{"variant": "v", "architecture": ")" + architecture +
+         R"(", "io_dtype": "float32")" + extra + "}]}";
+}
+
+TEST(WorkerProtocolHello, DecaysInLogSpaceAreAScanBackendsOwnForm) {
+  const HelloAnswer log = parse_hello_answer(backend_with("scan", R"(, "decays": "log", "omits": ["dlog_a"])"), "w");
+  EXPECT_EQ(log.backends.at(0).constraints.decays, DecaySpace::log);
+  EXPECT_EQ(log.backends.at(0).omits, std::vector<std::string>{"dlog_a"});
+  EXPECT_EQ(parse_hello_answer(backend_with("scan", ""), "w").backends.at(0).constraints.decays, DecaySpace::linear);
+  EXPECT_EQ(hello_error(backend_with("rglru", R"(, "decays": "log")")),
+            "worker 'w': hello: backends[0].decays: rglru has no decays a kernel can take in log space");
+  EXPECT_NE(hello_error(backend_with("scan", R"(, "decays": "logit")")), "");
+  EXPECT_NE(hello_error(backend_with("scan", R"(, "omits": ["da"], "decays": "log")")), "");  // da is not its name
+}
+
+TEST(WorkerProtocolHello, ResetsAtStartNeedResets) {
+  const HelloAnswer ok = parse_hello_answer(backend_with("rglru", R"(, "constraints": {"resets_at_start": true})"), "w");
+  EXPECT_TRUE(ok.backends.at(0).constraints.resets_at_start);
+  EXPECT_NE(hello_error(backend_with("rglru", R"(, "constraints": {"resets_at_start": true, "resets": false})")),
+            "");
+}
+
 }  // namespace
 }  // namespace scancheck::foreign
