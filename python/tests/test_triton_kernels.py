@@ -38,6 +38,11 @@ def triton_chunk16(a, b, h0):
     return chunked_scan(a, b, h0, chunk=16)
 
 
+@scancheck.backend("scan", variant="triton_chunk16_log", decays="log", constraints=INTERPRETER_BUDGET)
+def triton_chunk16_log(log_a, b, h0):
+    return chunked_scan(torch.exp(log_a), b, h0, chunk=16)  # log-space decays, as Mamba's and FLA's take them
+
+
 @scancheck.backend("scan", variant="triton_chunk16_drops_dh_last", constraints=INTERPRETER_BUDGET)
 def _triton_chunk16_drops_dh_last(a, b, h0):
     h = chunked_scan(a, b, h0, chunk=16)

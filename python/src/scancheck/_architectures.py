@@ -12,6 +12,9 @@ from typing import Literal
 
 Architecture = Literal["scan", "complex_scan", "rglru", "complex_rglru"]
 ARCHITECTURES: tuple[Architecture, ...] = ("scan", "complex_scan", "rglru", "complex_rglru")
+#: How a plain scan's decays are given (docs/foreign-backends.md, "decays"): a, or log a exactly.
+Decays = Literal["linear", "log"]
+DECAYS: tuple[Decays, ...] = ("linear", "log")
 
 #: How a tensor is shaped: an activation [B, L, W], a state [B, W], segment positions [B, L], or a parameter
 #: (gate weights and biases, decay parameters) whose shape no layout convention changes.
@@ -28,8 +31,8 @@ class Tensor:
 
     @property
     def gradient(self) -> str:
-        """The spec's name of this input's gradient: x -> dx, a_param -> d_a_param."""
-        return ("d" if len(self.name) <= 2 else "d_") + self.name
+        """The spec's name of this input's gradient: x -> dx, log_a -> dlog_a, a_param -> d_a_param."""
+        return ("d_" if self.role == "parameter" else "d") + self.name
 
 
 @dataclass(frozen=True)
@@ -60,10 +63,10 @@ class ArchitectureSpec:
         raise KeyError(f"{self.name} has no tensor '{name}'")
 
 
-def _scan(name: Architecture) -> ArchitectureSpec:
+def _scan(name: Architecture, decay: str = "a") -> ArchitectureSpec:
     return ArchitectureSpec(
         name,
-        inputs=(Tensor("a", "activation"), Tensor("b", "activation"), Tensor("h0", "state", optional=True)),
+        inputs=(Tensor(decay, "activation"), Tensor("b", "activation"), Tensor("h0", "state", optional=True)),
         outputs=(Tensor("h", "activation"), Tensor("h_last", "state")),
         cotangents=(Tensor("dh", "activation"), Tensor("dh_last", "state", optional=True)),
     )
@@ -94,8 +97,18 @@ SPECS: dict[Architecture, ArchitectureSpec] = {
 }
 
 
-def spec_of(architecture: str) -> ArchitectureSpec:
-    """The spec of `architecture`, or a ValueError naming the known ones."""
+#: The plain real scan with its decays as log a: the input log_a and the gradient dlog_a = a da.
+LOG_SCAN = _scan("scan", decay="log_a")
+
+
+def spec_of(architecture: str, decays: str = "linear") -> ArchitectureSpec:
+    """The spec of `architecture` with its decays in `decays` form, or a ValueError naming what is known."""
     if architecture not in SPECS:
         raise ValueError(f"unknown architecture '{architecture}' (known: {', '.join(ARCHITECTURES)})")
+    if decays not in DECAYS:
+        raise ValueError(f"decays '{decays}' is not one of: {', '.join(DECAYS)}")
+    if decays == "log":
+        if architecture != "scan":
+            raise ValueError(f"decays 'log': only the real scan takes its decays in log space, not {architecture}")
+        return LOG_SCAN
     return SPECS[architecture]  # type: ignore[index,unused-ignore]

@@ -29,18 +29,21 @@ from typing import Any, Literal
 
 import numpy as np
 
-from scancheck._architectures import ArchitectureSpec, spec_of
+from scancheck._architectures import ArchitectureSpec, Decays, spec_of
 from scancheck._frameworks import FRAMEWORKS, FrameworkName, Timings, framework
-from scancheck.conventions import ComplexLayout, Conventions
+from scancheck.conventions import ComplexLayout, Conventions, PackedSequences, Resets
 
 IoDtype = Literal["float32", "bfloat16"]
 Pass = Literal["forward", "backward"]
 #: The constraint keys of worker protocol 1 (docs/foreign-backends.md).
 CONSTRAINT_KEYS = frozenset({"width_multiple", "max_width", "max_length", "max_batch", "heads", "sqrt_gradient",
-                             "h0", "dh_last", "resets", "min_length", "length_multiple", "positive_decays"})
+                             "h0", "dh_last", "resets", "min_length", "length_multiple", "positive_decays",
+                             "resets_at_start"})
 _DTYPE_TOKENS = {"float32": "fp32", "bfloat16": "bf16"}
 #: Facts of a case (case.json) a kernel function may take as parameters besides its tensors.
 CASE_FACTS = ("heads", "sqrt_gradient")
+#: The parameter that carries the resets in each `resets` convention of the RG-LRU layers.
+RESET_PARAMETERS: dict[str, str] = {"segment_pos": "segment_pos", "flags": "reset", "cu_seqlens": "cu_seqlens"}
 
 
 @dataclass(frozen=True)
@@ -58,9 +61,10 @@ class Backend:
     constraints: Mapping[str, Any] = field(default_factory=dict)
     backward: Callable[..., Mapping[str, Any]] | None = None
     omits: tuple[str, ...] = ()
+    decays: Decays = "linear"
 
     def __post_init__(self) -> None:
-        spec = spec_of(self.architecture)
+        spec = spec_of(self.architecture, self.decays)
         if self.io_dtype not in _DTYPE_TOKENS:
             raise ValueError(f"io_dtype '{self.io_dtype}' is not float32 or bfloat16")
         if self.framework not in FRAMEWORKS:
@@ -70,11 +74,13 @@ class Backend:
         unknown = set(self.constraints) - CONSTRAINT_KEYS
         if unknown:
             raise ValueError(f"unknown constraint(s) {sorted(unknown)} (known: {', '.join(sorted(CONSTRAINT_KEYS))})")
-        names = {t.name for t in spec.inputs} | set(CASE_FACTS)
+        self._check_resets(spec)
+        names = {t.name for t in spec.inputs if t.role != "positions"} | set(CASE_FACTS) | set(self._reset_parameter)
         strangers = [p for p in self.parameters if p not in names]
         if strangers:
             raise ValueError(f"{self.variant}: parameter(s) {strangers} are not inputs of {spec.name} "
-                             f"(its inputs: {', '.join(t.name for t in spec.inputs)}; and {', '.join(CASE_FACTS)})")
+                             f"(its inputs: {', '.join(sorted(names - set(CASE_FACTS)))}; "
+                             f"and {', '.join(CASE_FACTS)})")
         if "h0" not in self.parameters and self.constraints.get("h0", False):
             raise ValueError(f"{self.variant}: constraints say h0 is taken, but the kernel has no h0 parameter")
         gradients = {t.gradient for t in spec.differentiable}
@@ -84,9 +90,24 @@ class Backend:
         if self.framework == "numpy" and "backward" in self.passes and self.backward is None:
             raise ValueError(f"{self.variant}: numpy has no autodiff: pass backward=, or passes=('forward',)")
 
+    def _check_resets(self, spec: ArchitectureSpec) -> None:
+        resets = self.conventions.resets
+        if resets != "segment_pos" and not any(t.role == "positions" for t in spec.inputs):
+            raise ValueError(f"{self.variant}: resets='{resets}' is for the RG-LRU layers; {spec.name} resets "
+                             "through zero decays")
+        if resets == "cu_seqlens" and "h0" in self.parameters:
+            raise ValueError(f"{self.variant}: a packed kernel (resets='cu_seqlens') starts every sequence with a "
+                             "reset, which ignores an initial state: drop its h0 parameter")
+
+    @property
+    def _reset_parameter(self) -> tuple[str, ...]:
+        """The parameter that carries resets to this kernel, where its architecture has resets."""
+        has_resets = any(t.role == "positions" for t in self.spec.inputs)
+        return (RESET_PARAMETERS[self.conventions.resets],) if has_resets else ()
+
     @property
     def spec(self) -> ArchitectureSpec:
-        return spec_of(self.architecture)
+        return spec_of(self.architecture, self.decays)
 
     @property
     def parameters(self) -> tuple[str, ...]:
@@ -114,8 +135,12 @@ class Backend:
         constraints = dict(self.constraints)
         if "h0" not in self.parameters:
             constraints["h0"] = False  # a kernel that cannot take an initial state is never given one
+        if self.conventions.resets == "cu_seqlens":
+            constraints["resets_at_start"] = True  # every packed sequence starts afresh: a reset
         declared = {"variant": self.variant, "architecture": self.architecture, "io_dtype": self.io_dtype,
                     "passes": list(self.passes), "deterministic": self.deterministic, "constraints": constraints}
+        if self.decays != "linear":
+            declared["decays"] = self.decays
         if self.omitted_gradients:
             declared["omits"] = list(self.omitted_gradients)
         return declared
@@ -131,6 +156,7 @@ class Backend:
 
 def backend(architecture: str, *, variant: str | None = None, io_dtype: IoDtype = "float32",
             framework: FrameworkName = "torch", layout: str = "B L W", complex_layout: ComplexLayout = "merged",
+            decays: Decays = "linear", resets: Resets = "segment_pos",
             passes: tuple[Pass, ...] = ("forward", "backward"), deterministic: bool = True,
             constraints: Mapping[str, Any] | None = None, backward: Callable[..., Mapping[str, Any]] | None = None,
             omits: tuple[str, ...] = ()) -> Callable[[Callable[..., Any]], Backend]:
@@ -140,12 +166,17 @@ def backend(architecture: str, *, variant: str | None = None, io_dtype: IoDtype 
     generated cases inside what the kernel can take; a kernel without an `h0` parameter declares `h0: False`.
     `omits` names gradients the kernel does not compute (`("d_a_param",)`): they are not judged, and
     scancheck's rows say so; dh0 is omitted by itself when the kernel takes no h0.
+
+    `decays="log"` (the plain scan): the kernel takes `log_a` and returns the gradient `dlog_a`; the cases
+    carry log a exactly and the reference exponentiates it, so none of scancheck's roundings is charged to
+    the kernel. `resets` (the RG-LRU layers): how resets reach the kernel, as `segment_pos`, per-step
+    boolean `reset` flags, or packed sequences with their offsets `cu_seqlens` (conventions.PackedSequences).
     """
 
     def declare(kernel: Callable[..., Any]) -> Backend:
         return Backend(kernel, architecture, variant or kernel.__name__, io_dtype, framework,
-                       Conventions(layout, complex_layout), passes, deterministic, dict(constraints or {}), backward,
-                       tuple(omits))
+                       Conventions(layout, complex_layout, resets), passes, deterministic, dict(constraints or {}),
+                       backward, tuple(omits), decays)
 
     return declare
 
@@ -174,23 +205,36 @@ def _evaluate(b: Backend, case: _Case) -> tuple[dict[str, np.ndarray], Timings]:
     spec, fw, conv = b.spec, framework(b.framework), b.conventions
     if case.meta["architecture"] != b.architecture:
         raise ValueError(f"a {case.meta['architecture']} case given to a {b.architecture} backend")
+    if case.meta.get("decays", "linear") != b.decays:
+        raise ValueError(f"a case with decays '{case.meta.get('decays', 'linear')}' given to a backend that takes "
+                         f"them as '{b.decays}'")
+    packed = PackedSequences.of(case.tensors["segment_pos"]) if conv.resets == "cu_seqlens" else None
 
     def to_kernel(name: str) -> Any:
         t = spec.tensor(name)
-        x = conv.to_kernel(case.tensors[name], t.role, case.heads, spec.is_complex and t.role != "parameter")
+        x = case.tensors[name]
+        if packed is not None and t.role == "activation":
+            x = packed.pack(x)
+        x = conv.to_kernel(x, t.role, case.heads, spec.is_complex and t.role != "parameter")
         return fw.asarray(x, bfloat16=b.io_dtype == "bfloat16" and t.role == "activation" and not np.iscomplexobj(x))
 
     if "h0" in b.parameters and "h0" not in case.tensors:
         case.tensors["h0"] = _zero_state(case)  # no initial state is a zero one, whose gradient dh0 is judged
     inputs = {n: to_kernel(n) for n in b.parameters if n in case.tensors}
+    if "reset" in b.parameters:
+        inputs["reset"] = fw.asarray(conv.reset_flags(case.tensors["segment_pos"]))
+    if packed is not None and "cu_seqlens" in b.parameters:
+        inputs["cu_seqlens"] = fw.asarray(packed.cu_seqlens)
     facts = {n: case.meta[n] for n in b.parameters if n in CASE_FACTS}
-    time_axis = conv.layout.split().index("L")
 
     def forward(values: Mapping[str, Any]) -> tuple[Any, ...]:
         result = b.kernel(**values, **facts)
-        if isinstance(result, tuple):
-            return tuple(result)
-        return result, fw.last_step(result, time_axis)  # h_last is h's last step
+        h, last = (result[0], result[1]) if isinstance(result, tuple) else (result, None)
+        if packed is None:
+            return h, fw.last_step(h, conv.time_axis) if last is None else last  # h_last is h's last step
+        if last is not None:  # the final state of every packed sequence: the batch entries' are their last ones
+            return h, fw.take(last, packed.last_of_batch, 0)
+        return h, _state_from_steps(fw.take(h, packed.last_steps, conv.time_axis), conv, case.heads, fw)
 
     if "backward" not in b.passes:
         outputs, timings = fw.forward(forward, inputs)
@@ -204,15 +248,23 @@ def _evaluate(b: Backend, case: _Case) -> tuple[dict[str, np.ndarray], Timings]:
             gradients = dict(b.backward(**inputs, **facts, **{k: v for k, v in given.items() if v is not None}))
         else:
             outputs, gradients, timings = fw.vjp(forward, inputs, differentiable, cotangents)
-    return _to_spec(b, outputs, gradients), timings
+    return _to_spec(b, outputs, gradients, packed), timings
 
 
-def _to_spec(b: Backend, outputs: tuple[Any, ...], gradients: Mapping[str, Any]) -> dict[str, np.ndarray]:
+def _state_from_steps(steps: Any, conv: Conventions, heads: int, fw: Any) -> Any:
+    """Packed activations taken at B steps (the time axis now B long) as states [B, W], or [B, H, D]."""
+    state = fw.moveaxis(steps, conv.time_axis, 0)
+    return state.reshape(state.shape[0], heads, -1) if conv.splits_heads else state.reshape(state.shape[0], -1)
+
+
+def _to_spec(b: Backend, outputs: tuple[Any, ...], gradients: Mapping[str, Any],
+             packed: PackedSequences | None) -> dict[str, np.ndarray]:
     spec, fw, conv = b.spec, framework(b.framework), b.conventions
 
     def back(name: str, value: Any) -> np.ndarray:
         t = spec.tensor(name)
-        return conv.to_spec(fw.to_numpy(value), t.role, spec.is_complex and t.role != "parameter")
+        x = conv.to_spec(fw.to_numpy(value), t.role, spec.is_complex and t.role != "parameter")
+        return packed.unpack(x) if packed is not None and t.role == "activation" else x
 
     written = {t.name: back(t.name, v) for t, v in zip(spec.outputs, outputs, strict=True)}
     for t in spec.differentiable:
@@ -223,5 +275,5 @@ def _to_spec(b: Backend, outputs: tuple[Any, ...], gradients: Mapping[str, Any])
 
 def _zero_state(case: _Case) -> np.ndarray:
     """h0 = 0, [B, W] in the spec's layout, for a case drawn without an initial state."""
-    first = case.tensors["a" if "a" in case.tensors else "x"]
+    first = next(case.tensors[n] for n in ("a", "log_a", "x") if n in case.tensors)
     return np.zeros((first.shape[0], first.shape[-1]), np.float32)

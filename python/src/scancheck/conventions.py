@@ -14,6 +14,9 @@ case into that form and the kernel's outputs back, exactly (permutations and res
   when heads are split.
 - `complex_layout` (complex kinds): "merged" ([.., Re | Im], the spec's and RecurrentGemma's),
   "interleaved" ([.., (re, im) pairs]) or "native" (a complex64 tensor of half the width).
+- `resets` (the RG-LRU layers): "segment_pos" (the spec's int32 positions, a reset where 0), "flags" (a
+  boolean `reset` per step, in the layout's order of B and L), or "cu_seqlens": the batch packed into one
+  sequence of B L steps, cut at every reset, with the offsets of the sequences (`PackedSequences`).
 """
 
 from __future__ import annotations
@@ -26,8 +29,10 @@ import numpy as np
 from scancheck._architectures import Role
 
 ComplexLayout = Literal["merged", "interleaved", "native"]
+Resets = Literal["segment_pos", "flags", "cu_seqlens"]
 LAYOUTS = ("B L W", "B W L", "L B W", "B H L D", "B L H D")
 COMPLEX_LAYOUTS: tuple[ComplexLayout, ...] = ("merged", "interleaved", "native")
+RESETS: tuple[Resets, ...] = ("segment_pos", "flags", "cu_seqlens")
 
 
 @dataclass(frozen=True)
@@ -36,6 +41,7 @@ class Conventions:
 
     layout: str = "B L W"
     complex_layout: ComplexLayout = "merged"
+    resets: Resets = "segment_pos"
 
     def __post_init__(self) -> None:
         normalised = " ".join(self.layout.split())
@@ -44,10 +50,22 @@ class Conventions:
         object.__setattr__(self, "layout", normalised)
         if self.complex_layout not in COMPLEX_LAYOUTS:
             raise ValueError(f"complex_layout '{self.complex_layout}' is not one of: {', '.join(COMPLEX_LAYOUTS)}")
+        if self.resets not in RESETS:
+            raise ValueError(f"resets '{self.resets}' is not one of: {', '.join(RESETS)}")
 
     @property
     def splits_heads(self) -> bool:
         return "H" in self.layout
+
+    @property
+    def time_axis(self) -> int:
+        """The axis of the time steps in an activation of this layout."""
+        return self.layout.split().index("L")
+
+    def reset_flags(self, segment_pos: np.ndarray) -> np.ndarray:
+        """The per-step reset flags of `resets="flags"`: [B, L], or [L, B] where the layout puts L first."""
+        flags = segment_pos == 0
+        return np.ascontiguousarray(flags.T if self.layout.startswith("L") else flags)
 
     def to_kernel(self, spec_array: np.ndarray, role: Role, heads: int, is_complex: bool = False) -> np.ndarray:
         """A case tensor in the spec's layout, as the kernel takes it."""
@@ -107,3 +125,56 @@ def _complex_to_spec(x: np.ndarray, layout: ComplexLayout) -> np.ndarray:
         return np.concatenate([x.real, x.imag], axis=-1)
     pairs = x.reshape(*x.shape[:-1], -1, 2)
     return np.concatenate([pairs[..., 0], pairs[..., 1]], axis=-1)
+
+
+@dataclass(frozen=True)
+class PackedSequences:
+    """A case's batch as one packed sequence of B L steps, cut into sequences at every reset (`cu_seqlens`).
+
+    Packed variable-length kernels start every sequence afresh, which is a reset of the spec (at = 0 and the
+    input not normalised: recurrences.md §2), so every batch entry must start with one; scancheck draws such
+    cases for a backend declaring `resets="cu_seqlens"` (constraint `resets_at_start`). The gradients at a
+    sequence start are then the spec's at a reset: nothing flows through the decay or the normalisation
+    there, and nothing crosses into the previous sequence.
+
+        >>> import numpy as np
+        >>> p = PackedSequences.of(np.array([[0, 1, 0], [0, 1, 2]], np.int32))
+        >>> p.cu_seqlens.tolist(), p.last_of_batch.tolist()
+        ([0, 2, 3, 6], [1, 2])
+    """
+
+    batch: int
+    length: int
+    cu_seqlens: np.ndarray  # [N + 1] int32: the offsets of the N sequences in the packed steps
+
+    @classmethod
+    def of(cls, segment_pos: np.ndarray) -> PackedSequences:
+        batch, length = segment_pos.shape
+        if (segment_pos[:, 0] != 0).any():
+            raise ValueError("packed sequences (resets='cu_seqlens') need every batch entry to start with a reset "
+                             "(segment_pos[b, 0] == 0); the backend declares constraint resets_at_start")
+        starts = np.flatnonzero(segment_pos.reshape(-1) == 0)
+        return cls(batch, length, np.append(starts, batch * length).astype(np.int32))
+
+    @property
+    def sequences(self) -> int:
+        return len(self.cu_seqlens) - 1
+
+    @property
+    def last_of_batch(self) -> np.ndarray:
+        """The sequence that ends each batch entry: the one whose final state is the entry's h_last."""
+        ends = (np.arange(self.batch) + 1) * self.length
+        return np.searchsorted(self.cu_seqlens, ends, side="left") - 1
+
+    @property
+    def last_steps(self) -> np.ndarray:
+        """The packed step of each batch entry's last step."""
+        return (np.arange(self.batch) + 1) * self.length - 1
+
+    def pack(self, x: np.ndarray) -> np.ndarray:
+        """[B, L, W] -> [1, B L, W]."""
+        return x.reshape(1, self.batch * self.length, *x.shape[2:])
+
+    def unpack(self, x: np.ndarray) -> np.ndarray:
+        """[1, B L, W] -> [B, L, W]."""
+        return x.reshape(self.batch, self.length, *x.shape[2:])
