@@ -1,16 +1,14 @@
 """RecurrentGemma's JAX RG-LRU (`recurrentgemma.jax.layers.RGLRU`) as scancheck backends: adapters only.
 
-Real (rglru) and complex (complex_rglru, `only_real=False`: the merged layout scancheck's follows) layers,
-under each of the package's scans: the linear `jax.lax.scan`, the associative scan, and its Pallas kernel,
-which runs under Pallas' interpreter where there is no TPU (the package calls `pl.pallas_call` without
-`interpret`; the global interpret switch is the one adapter). The flax module is applied to the case's
-parameters; jax.vjp gives the backward through the package's own custom VJPs (sqrt_bound_derivative, the
-Pallas scan's). The layer's default dtype promotes bfloat16 x to float32 (flax promote_dtype): its bfloat16
-rows compute in float32 and return y in float32. The sqrt gradient is bounded (sqrt_bound_derivative, 1000).
+Real (rglru) and complex (complex_rglru, `only_real=False`: the merged layout scancheck's follows) layers, under
+each of the package's scans: the linear `jax.lax.scan`, the associative scan, and its Pallas kernel, which runs
+under Pallas' interpreter on the CPU (the package calls `pl.pallas_call` without `interpret`; scancheck's JAX
+framework switches every Pallas kernel to its interpreter there). The flax module is applied to the case's
+parameters; jax.vjp gives the backward through the package's own custom VJPs (sqrt_bound_derivative, the Pallas
+scan's). The layer's default dtype promotes bfloat16 x to float32 (flax promote_dtype): its bfloat16 rows
+compute in float32 and return y in float32. The sqrt gradient is bounded (sqrt_bound_derivative, 1000).
 """
 
-import jax
-from jax.experimental.pallas import tpu as pltpu
 from recurrentgemma import common
 from recurrentgemma.jax import layers
 
@@ -19,8 +17,6 @@ import scancheck
 SCANCHECK_PROVIDER = "recurrentgemma_jax"
 SCANCHECK_PROVENANCE: scancheck.Provenance = {"package": "recurrentgemma", "commit": ""}  # the wheel, not this repo
 
-if jax.devices()[0].platform != "tpu":
-    pltpu.set_tpu_interpret_mode(True)  # every pallas_call as with interpret=True: Pallas' HLO interpreter
 
 SCANS = {"linear": common.ScanType.LINEAR_NATIVE, "associative": common.ScanType.ASSOCIATIVE_NATIVE,
          "pallas": common.ScanType.LINEAR_PALLAS}

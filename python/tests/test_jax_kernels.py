@@ -26,6 +26,7 @@ def _combine(left, right):
     return a2 * a1, a2 * b1 + b2
 
 
+@jax.jit  # one compilation per shape, not one per operation of the tree
 def tree_scan(a, b, h0):
     b = b.at[:, 0].add(a[:, 0] * h0)  # the initial state enters the first step
     return jax.lax.associative_scan(_combine, (a, b), axis=1)[1]

@@ -49,6 +49,13 @@ class Framework:
     def last_step(self, h: Any, time_axis: int) -> Any:
         return np.take(h, -1, axis=time_axis)
 
+    def take(self, x: Any, indices: np.ndarray, axis: int) -> Any:
+        """The entries `indices` of `axis`, differentiably."""
+        return np.take(x, indices, axis=axis)
+
+    def moveaxis(self, x: Any, source: int, destination: int) -> Any:
+        return np.moveaxis(x, source, destination)
+
     def forward(self, forward: Forward, inputs: Mapping[str, Any]) -> tuple[tuple[Any, ...], Timings]:
         return forward(inputs), Timings()
 
@@ -81,6 +88,12 @@ class Torch(Framework):
 
     def last_step(self, h: Any, time_axis: int) -> Any:
         return h.select(time_axis, -1)
+
+    def take(self, x: Any, indices: np.ndarray, axis: int) -> Any:
+        return x.index_select(axis, self.torch.as_tensor(indices, device=x.device))
+
+    def moveaxis(self, x: Any, source: int, destination: int) -> Any:
+        return x.movedim(source, destination)
 
     def _timed(self, call: Callable[[], Any]) -> tuple[Any, float | None]:
         if self._device != "cuda":
@@ -119,6 +132,8 @@ class Jax(Framework):
         import jax
 
         self.jax: Any = jax  # JAX's own annotations are partial; the calls below are checked by the tests
+        if self.device() == "cpu":
+            _interpret_pallas()
 
     def device(self) -> str:
         return str(self.jax.devices()[0].platform)
@@ -128,6 +143,12 @@ class Jax(Framework):
 
     def last_step(self, h: Any, time_axis: int) -> Any:
         return self.jax.numpy.take(h, -1, axis=time_axis)
+
+    def take(self, x: Any, indices: np.ndarray, axis: int) -> Any:
+        return self.jax.numpy.take(x, indices, axis=axis)
+
+    def moveaxis(self, x: Any, source: int, destination: int) -> Any:
+        return self.jax.numpy.moveaxis(x, source, destination)
 
     def forward(self, forward: Forward, inputs: Mapping[str, Any]) -> tuple[tuple[Any, ...], Timings]:
         start = time.perf_counter()
@@ -156,6 +177,17 @@ class Jax(Framework):
     def _gpu_ms(self, start: float) -> float | None:
         """Wall time of a blocked-on call, reported only on a GPU (on the CPU it is not a device time)."""
         return (time.perf_counter() - start) * 1e3 if self.device() == "gpu" else None
+
+
+def _interpret_pallas() -> None:
+    """pallas_call has no CPU lowering: on the CPU every Pallas kernel runs as with interpret=True (a kernel
+    that passes interpret= itself is unchanged). Where JAX has no such switch, kernels must pass it."""
+    try:
+        from jax.experimental.pallas import tpu as pltpu
+
+        pltpu.set_tpu_interpret_mode()  # out-of-bounds reads raise
+    except (ImportError, AttributeError):
+        pass
 
 
 @functools.cache

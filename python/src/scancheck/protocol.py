@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.metadata
+import importlib.util
 import json
 import os
 import platform
@@ -47,6 +48,25 @@ def interpret_triton_without_gpu() -> None:
     has_gpu = any(Path("/proc/driver/nvidia/gpus").glob("*")) and visible not in ("", "-1")
     if not has_gpu:
         os.environ.setdefault("TRITON_INTERPRET", "1")
+    if os.environ.get("TRITON_INTERPRET") == "1" and importlib.util.find_spec("triton") is not None:
+        _autotune_with_one_config()
+
+
+def _autotune_with_one_config() -> None:
+    """Triton's autotuner times its configs through a GPU driver, which the interpreter has not: interpreted,
+    every autotuned kernel keeps its first config. The algorithm, masks and carries are checked with that
+    tiling; a GPU run checks the others."""
+    from triton.runtime import autotuner
+
+    init = autotuner.Autotuner.__init__
+    if getattr(init, "keeps_one_config", False):
+        return
+
+    def one_config(self: Any, fn: Any, arg_names: Any, configs: list[Any], *args: Any, **kwargs: Any) -> None:
+        init(self, fn, arg_names, configs[:1], *args, **kwargs)
+
+    one_config.keeps_one_config = True  # type: ignore[attr-defined]
+    autotuner.Autotuner.__init__ = one_config
 
 
 def _package_root(path: Path) -> tuple[Path, str]:
