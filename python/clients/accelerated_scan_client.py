@@ -15,8 +15,8 @@ import scancheck
 SCANCHECK_PROVIDER = "accelerated_scan"
 SCANCHECK_PROVENANCE: scancheck.Provenance = {"package": "accelerated_scan", "commit": ""}  # the wheel, not this repo
 # The interpreter walks each program's block of 2048 steps in Python (0.25 s a block and pass for the real
-# scan, 2 s for the complex one): one batch entry and few channels (max_width 4: scancheck's fuzz draws
-# W = 4 under a max_width of 2), lengths that cross a block for the real scan, one block for the complex one.
+# scan, 2 s for the complex one): one batch entry and few channels (a complex W of 4 is two channels),
+# lengths that cross a block for the real scan, one block for the complex one.
 GPU = torch.cuda.is_available()
 INTERPRETER = {} if GPU else {"max_length": 2100, "max_width": 4, "max_batch": 1}
 INTERPRETER_COMPLEX = {} if GPU else {"max_length": 2048, "max_width": 4, "max_batch": 1}
