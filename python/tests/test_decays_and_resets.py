@@ -6,9 +6,6 @@ gradient with respect to log a; one that returns da for dlog_a is caught. The pa
 sequence start is a reset in the backward too, and is caught when the decay's gradient leaks across a start.
 """
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -17,37 +14,22 @@ from scancheck.conventions import PackedSequences
 
 torch = pytest.importorskip("torch")
 
+from .kernels.examples import torch_worker  # noqa: E402
 from .kernels.packed_rglru import packed_rglru  # noqa: E402
 
 SCANCHECK_PROVIDER = "decaysresets"
 SMALL = {"max_length": 48, "max_width": 16, "max_batch": 3}
 
 
-def _torch_worker():
-    path = Path(__file__).parents[2] / "examples" / "torch_worker.py"
-    spec = importlib.util.spec_from_file_location("torch_worker_example", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def _loop_scan(a, b, h0):
-    h, states = h0, []
-    for t in range(b.shape[1]):
-        h = a[:, t] * h + b[:, t]
-        states.append(h)
-    return torch.stack(states, dim=1)
-
-
 @scancheck.backend("scan", variant="log_loop", decays="log", constraints=SMALL)
 def log_loop(log_a, b, h0):
-    return _loop_scan(torch.exp(log_a), b, h0)
+    return torch_worker().sequential_scan(torch.exp(log_a), b, h0)
 
 
 @scancheck.backend("scan", variant="log_loop_returns_da", decays="log", constraints=SMALL)
 def _log_loop_returns_da(log_a, b, h0):
     a = torch.exp(log_a).detach() + (log_a - log_a.detach())  # the bug: d a / d log a taken as 1, not a
-    return _loop_scan(a, b, h0)
+    return torch_worker().sequential_scan(a, b, h0)
 
 
 @scancheck.backend("rglru", variant="packed", resets="cu_seqlens", constraints={**SMALL, "sqrt_gradient": ["bounded"]})
@@ -66,7 +48,7 @@ def _packed_leaks_start_gradient(x, cu_seqlens, a_param, input_gate_w, input_gat
                    constraints={**SMALL, "sqrt_gradient": ["bounded"]})
 def flags_only_y(x, reset, h0, a_param, input_gate_w, input_gate_b, a_gate_w, a_gate_b, heads):
     segment_pos = (~reset.T).to(torch.int32)  # [L, B] flags back to positions: 0 where a step resets
-    y, _ = _torch_worker().rg_lru(x.transpose(0, 1), segment_pos, h0, a_param, input_gate_w, input_gate_b,
+    y, _ = torch_worker().rg_lru(x.transpose(0, 1), segment_pos, h0, a_param, input_gate_w, input_gate_b,
                                   a_gate_w, a_gate_b, heads=heads, sqrt_gradient="bounded")
     return y.transpose(0, 1)
 

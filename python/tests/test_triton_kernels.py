@@ -8,8 +8,6 @@ examples/torch_worker.py. Without a GPU the kernels run under Triton's interpret
 TRITON_INTERPRET=1), whose Python loop over every element of a tile is slow: the constraints keep cases small.
 """
 
-import importlib.util
-from pathlib import Path
 
 import pytest
 
@@ -18,19 +16,12 @@ import scancheck
 torch = pytest.importorskip("torch")
 pytest.importorskip("triton")
 
+from .kernels.examples import torch_worker  # noqa: E402
 from .kernels.triton_scan import chunked_scan  # noqa: E402
 
 SCANCHECK_PROVIDER = "tritonscan"
 # What the interpreter gets through in about a second a run; a GPU takes every shape.
 INTERPRETER_BUDGET = {"max_length": 80, "max_width": 16, "max_batch": 2}
-
-
-def _torch_worker():
-    path = Path(__file__).parents[2] / "examples" / "torch_worker.py"
-    spec = importlib.util.spec_from_file_location("torch_worker_example", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @scancheck.backend("scan", variant="triton_chunk16", constraints=INTERPRETER_BUDGET)
@@ -57,7 +48,7 @@ def _triton_chunk16_drops_last_step(a, b, h0):
 @scancheck.backend("rglru", variant="triton_chunk16_layer", constraints=INTERPRETER_BUDGET)
 def triton_chunk16_layer(x, segment_pos, h0, a_param, input_gate_w, input_gate_b, a_gate_w, a_gate_b, heads,
                          sqrt_gradient):
-    return _torch_worker().rg_lru(x, segment_pos, h0, a_param, input_gate_w, input_gate_b, a_gate_w, a_gate_b,
+    return torch_worker().rg_lru(x, segment_pos, h0, a_param, input_gate_w, input_gate_b, a_gate_w, a_gate_b,
                                   heads=heads, sqrt_gradient=sqrt_gradient,
                                   scan=lambda at, u, state: chunked_scan(at, u, state, chunk=16))
 

@@ -8,20 +8,7 @@ sequence's final state.
 
 import torch
 
-
-class SqrtBoundedGradient(torch.autograd.Function):
-    """sqrt(q) whose derivative is 1 / max(2 sqrt(q), 1/1000): RecurrentGemma's SqrtBoundDerivative."""
-
-    @staticmethod
-    def forward(ctx, q):
-        root = torch.sqrt(q)
-        ctx.save_for_backward(root)
-        return root
-
-    @staticmethod
-    def backward(ctx, grad):
-        (root,) = ctx.saved_tensors
-        return grad / torch.clamp(2 * root, min=1e-3)
+from .examples import torch_worker
 
 
 def sequence_starts(cu_seqlens: torch.Tensor, steps: int) -> torch.Tensor:
@@ -43,7 +30,7 @@ def packed_rglru(x, cu_seqlens, a_param, input_gate_w, input_gate_b, a_gate_w, a
     a = torch.exp(log_a)
     start = sequence_starts(cu_seqlens, steps)
     q = torch.where(start, torch.ones_like(log_a), -torch.expm1(2 * log_a))
-    m = torch.where(start, torch.ones_like(q), SqrtBoundedGradient.apply(q))
+    m = torch.where(start, torch.ones_like(q), torch_worker().SqrtBoundedGradient.apply(q))
     at = torch.where(start, torch.zeros_like(a), a)
     if leak_start_gradient:
         at = at + start * (a - a.detach())  # the forward is unchanged; the backward reaches a at the starts

@@ -1,0 +1,18 @@
+"""The repository's example PyTorch worker (examples/torch_worker.py) as a module, loaded once: the tests'
+kernels reuse its RG-LRU, its sequential scan and its bounded sqrt gradient rather than copying them."""
+
+import functools
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+
+
+@functools.cache
+def torch_worker() -> ModuleType:
+    path = Path(__file__).parents[3] / "examples" / "torch_worker.py"
+    spec = importlib.util.spec_from_file_location("torch_worker_example", path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
