@@ -264,7 +264,8 @@ TEST(Generate, LogDecaysAreTheLogarithmsOfTheSameDraws) {
   // The clip regime's decays 1 - 1e-9 are 1.0f as a, and log a keeps them.
   CaseRequest clip{Architecture::scan, Shape{1, 8, 8, 1}, 3, Regime::clip};
   clip.decays = DecaySpace::log;
-  const auto& log_a = make_case(clip).at("log_a").values();
+  const Case clipped = make_case(clip);
+  const auto& log_a = clipped.at("log_a").values();
   EXPECT_TRUE(std::any_of(log_a.begin(), log_a.end(), [](float v) { return v < 0 && v > -1e-8f; }));
 }
 
