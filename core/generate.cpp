@@ -260,13 +260,13 @@ Case make_case(const CaseRequest& req) {
   // The extreme regime also resets where resets are positions (segment_pos), not zero decays.
   if (req.regime == Regime::resets || (req.regime == Regime::extreme && arch.segment_positions))
     ctx.resets = reset_schedule(ctx);
-  // Every 4th channel from a random start: a quarter of them, and at least one.
   if (req.decays == DecaySpace::log && (req.regime == Regime::resets || req.regime == Regime::extreme))
     throw InputError(fmt::format("decays log: the {} regime draws decays a <= 0, which have no logarithm",
                                  to_string(req.regime)));
   tensor_layout(req.architecture, req.shape, req.decays);  // InputError where there is no log form
   if (req.resets_at_start && !arch.segment_positions)
     throw InputError(fmt::format("resets at start: {} has no segment positions", to_string(req.architecture)));
+  // Every 4th channel from a random start: a quarter of them, and at least one.
   if (req.regime == Regime::clip) ctx.clip_start = ctx.draw("clip").below(0, std::min<std::int64_t>(4, ctx.channels()));
 
   Case c;

@@ -80,22 +80,12 @@ def test_declarations_say_the_forms():
         scancheck.backend("rglru", resets="cu_seqlens")(lambda x, cu_seqlens, h0: x)
 
 
-def test_log_decays_pass_when_correct(scancheck_fuzz, tmp_path):
-    result = scancheck_fuzz(log_loop, cases=30, findings=tmp_path)
-    assert result.passed, result.output
-
-
 def test_log_decays_judge_the_gradient_with_respect_to_log_a(scancheck_fuzz, tmp_path):
     result = scancheck_fuzz(_log_loop_returns_da, cases=30, findings=tmp_path)
     assert not result.passed
     (failure,) = result.failures
     assert "--decays log" in failure.summary
     assert any("dlog_a" in d for d in failure.details), failure.details
-
-
-def test_packed_sequences_pass_when_correct(scancheck_fuzz, tmp_path):
-    result = scancheck_fuzz(packed, cases=25, findings=tmp_path)
-    assert result.passed, result.output
 
 
 def test_a_gradient_leaking_across_a_sequence_start_is_caught(scancheck_fuzz, tmp_path):
@@ -106,6 +96,7 @@ def test_a_gradient_leaking_across_a_sequence_start_is_caught(scancheck_fuzz, tm
     assert failure.repro
 
 
-def test_reset_flags_in_a_time_first_layout_pass(scancheck_fuzz, tmp_path):
-    result = scancheck_fuzz(flags_only_y, cases=25, findings=tmp_path)
+@pytest.mark.parametrize("correct", [log_loop, packed, flags_only_y], ids=lambda b: b.variant)
+def test_correct_kernels_pass_in_every_convention(scancheck_fuzz, tmp_path, correct):
+    result = scancheck_fuzz(correct, cases=25, findings=tmp_path)
     assert result.passed, result.output
