@@ -132,6 +132,10 @@ BackendRegistry& registry();
 //! Registers the built-in backends (every schedule and flag combination of harness.md) into `r`.
 void register_builtin_backends(BackendRegistry& r);
 
+//! The schedules of the built-in backends, in registration order: the one list the registry, and the
+//! generators' boundary lengths (properties/generators.hpp), are made from.
+const std::vector<Schedule>& builtin_schedules();
+
 //! The backend of any variant of the built-in grammar, registered or not (the registry holds a matrix of
 //! them; tests also run schedules outside it, e.g. a tree over a whole sequence). `provider` qualifies its
 //! name when not empty.

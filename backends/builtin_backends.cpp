@@ -20,19 +20,6 @@ namespace {
 
 using Kind = Schedule::Kind;
 
-//! sequential, chunk{16,32,64}, grouped_prefix{32,64}_hierarchical_chunk{16,32}, and the orders of most
-//! production kernels: local_chunk64 (chunk-local scans plus the carry, as Mamba's and FLA's chunked kernels)
-//! and tree_chunk32 (a Kogge-Stone tree per chunk, as tl.associative_scan or a CUB block scan).
-std::vector<Schedule> builtin_schedules() {
-  std::vector<Schedule> s{{Kind::sequential, 0, 0}};
-  for (std::int64_t c : {16, 32, 64}) s.push_back({Kind::chunked, c, 0});
-  for (std::int64_t g : {32, 64})
-    for (std::int64_t c : {16, 32}) s.push_back({Kind::hierarchical, c, g});
-  s.push_back({Kind::local, 64, 0});
-  s.push_back({Kind::tree, 32, 0});
-  return s;
-}
-
 //! The flag sets of each architecture's variants. Plain scans have no gates to fuse; rglru: unfused and
 //! fused; complex_rglru: every combination of its four flags, fused_write only where there are chunks.
 std::vector<VariantFlags> builtin_flag_sets(const ArchitectureDescriptor& arch, const Schedule& schedule) {
@@ -124,6 +111,22 @@ void attach_callables(BackendInfo& b, const ArchitectureDescriptor& arch, const 
 }
 
 }  // namespace
+
+//! sequential, chunk{16,32,64}, grouped_prefix{32,64}_hierarchical_chunk{16,32}, and the orders of most
+//! production kernels: local_chunk64 (chunk-local scans plus the carry, as Mamba's and FLA's chunked kernels)
+//! and tree_chunk32 (a Kogge-Stone tree per chunk, as tl.associative_scan or a CUB block scan).
+const std::vector<Schedule>& builtin_schedules() {
+  static const std::vector<Schedule> schedules = [] {
+    std::vector<Schedule> s{{Kind::sequential, 0, 0}};
+    for (std::int64_t c : {16, 32, 64}) s.push_back({Kind::chunked, c, 0});
+    for (std::int64_t g : {32, 64})
+      for (std::int64_t c : {16, 32}) s.push_back({Kind::hierarchical, c, g});
+    s.push_back({Kind::local, 64, 0});
+    s.push_back({Kind::tree, 32, 0});
+    return s;
+  }();
+  return schedules;
+}
 
 BackendInfo builtin_variant_backend(Architecture architecture, const Variant& v, DType io_dtype, std::string provider) {
   BackendInfo b;

@@ -123,7 +123,11 @@ std::optional<Variant> parse_variant(std::string_view text) {
 
 std::string to_string(const BackendName& n) {
   const std::string qualified = n.provider.empty() ? std::string() : n.provider + ":";
-  return fmt::format("{}{}/{}@{}", qualified, to_string(n.architecture), n.variant, dtype_token(n.io_dtype));
+  return fmt::format("{}{}/{}", qualified, to_string(n.architecture), variant_token(n.variant, n.io_dtype));
+}
+
+std::string variant_token(std::string_view variant, DType io_dtype) {
+  return fmt::format("{}@{}", variant, dtype_token(io_dtype));
 }
 
 BackendName parse_backend_name(std::string_view name) {

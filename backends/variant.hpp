@@ -56,6 +56,8 @@ struct BackendName {
 };
 
 std::string to_string(const BackendName&);
+//! "variant@dtype": a backend within its provider and architecture, as worker run requests name it.
+std::string variant_token(std::string_view variant, DType io_dtype);
 //! Throws InputError saying which part of `name` does not follow the grammar.
 BackendName parse_backend_name(std::string_view name);
 

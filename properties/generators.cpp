@@ -191,8 +191,11 @@ CaseRequest to_request(const Draw& d, Architecture arch, DType io, const Generat
 const std::vector<std::int64_t>& boundary_lengths() {
   static const std::vector<std::int64_t> lengths = [] {
     std::vector<std::int64_t> l{1, 2};
-    for (std::int64_t chunk : {16, 32, 64}) l.insert(l.end(), {chunk - 1, chunk, chunk + 1, 2 * chunk + 1});
-    for (std::int64_t span : {512, 1024, 2048}) l.insert(l.end(), {span - 1, span, span + 1});  // G C
+    for (const Schedule& s : builtin_schedules()) {
+      if (s.chunk > 0) l.insert(l.end(), {s.chunk - 1, s.chunk, s.chunk + 1, 2 * s.chunk + 1});
+      const std::int64_t span = s.chunk * s.group;  // a hierarchical schedule's group of chunks
+      if (span > 0) l.insert(l.end(), {span - 1, span, span + 1});
+    }
     std::sort(l.begin(), l.end());
     l.erase(std::unique(l.begin(), l.end()), l.end());
     return l;

@@ -45,8 +45,8 @@
 
 namespace scancheck {
 
-//! The lengths a schedule treats specially, ascending: 1, 2, C-1, C, C+1, 2C+1 for C in {16, 32, 64}, and
-//! G C - 1, G C, G C + 1 for the hierarchical schedules' G C in {512, 1024, 2048}.
+//! The lengths a built-in schedule (builtin_schedules()) treats specially, ascending: 1, 2, C-1, C, C+1,
+//! 2C+1 for each chunk size C, and G C - 1, G C, G C + 1 for each hierarchical schedule's group span G C.
 const std::vector<std::int64_t>& boundary_lengths();
 
 //! The largest request the generators draw at a RapidCheck size (see the file comment).

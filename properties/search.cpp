@@ -1,6 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "properties/search.hpp"
 
+// The one file that uses RapidCheck's internals (rc::detail; tests aside), because this search drives
+// RapidCheck's shrink trees itself instead of leaving them to rc::check: it needs a property as a function
+// from (random, size) to a shrink tree (detail::Property, toProperty), each case's result in that tree
+// (detail::CaseDescription, CaseResult) and RapidCheck's own RC_PARAMS and "reproduce=" text
+// (detail::Configuration, configFromString, configToMinimalString, Reproduce), so that a finding's repro
+// line is one RapidCheck itself replays. A RapidCheck update that moves them breaks this file only.
+
 #include <cstdlib>
 #include <memory>
 #include <stdexcept>
@@ -16,6 +23,9 @@ namespace {
 
 using ReproduceMap = std::unordered_map<std::string, rc::detail::Reproduce>;
 using CaseShrinkable = rc::Shrinkable<rc::detail::CaseDescription>;
+
+rc::detail::Reproduce reproduce_of(const CaseAddress& a) { return {a.random, a.size, a.shrink_path}; }
+CaseAddress address_of(const rc::detail::Reproduce& r) { return {r.random, r.size, r.shrinkPath}; }
 
 //! The value of "reproduce=" in RapidCheck's own rendering of a configuration that holds `map`.
 std::string reproduce_value(const ReproduceMap& map) {
@@ -69,7 +79,7 @@ bool fails(const CaseShrinkable& s) { return s.value().result.type == rc::detail
 bool stopped(const SearchOptions& o) { return o.stop && o.stop->load(); }
 
 //! Greedy descent of the shrink tree from a failing case: accept the first child that still fails, then
-//! try its children, until none fails. `address.shrinkPath` grows by the index of each accepted child.
+//! try its children, until none fails. `address.shrink_path` grows by the index of each accepted child.
 void shrink(CaseShrinkable& failing, CaseAddress& address, int& steps, int& tries, const SearchOptions& o) {
   for (bool moved = true; moved && !stopped(o);) {
     moved = false;
@@ -80,7 +90,7 @@ void shrink(CaseShrinkable& failing, CaseAddress& address, int& steps, int& trie
       ++tries;
       if (fails(*child)) {
         failing = std::move(*child);
-        address.shrinkPath.push_back(index);
+        address.shrink_path.push_back(index);
         ++steps;
         moved = true;
         break;
@@ -106,7 +116,7 @@ Finding finish(CaseShrinkable failing, CaseAddress address, const std::shared_pt
   f.shrink_steps = steps;
   f.shrink_tries = tries;
   f.seed = o.seed;
-  if (const std::string value = reproduce_value({{o.id, address}}); !value.empty())
+  if (const std::string value = reproduce_value({{o.id, reproduce_of(address)}}); !value.empty())
     f.rc_reproduce = fmt::format("RC_PARAMS=\"reproduce={}\"", value);
   return f;
 }
@@ -144,7 +154,7 @@ CaseAddress case_address(std::uint64_t seed, std::int64_t shard, std::int64_t in
 CaseRequest request_at(const rc::Gen<CaseRequest>& generator, const CaseAddress& address) {
   auto drawn = std::make_shared<CaseRequest>();
   const rc::detail::Property property = rc::detail::toProperty([generator, drawn]() { *drawn = *generator; });
-  const auto at = rc::shrinkable::walkPath(property(address.random, address.size), address.shrinkPath);
+  const auto at = rc::shrinkable::walkPath(property(address.random, address.size), address.shrink_path);
   if (!at) throw std::logic_error("request_at: the shrink path names no case");
   (void)at->value();
   return *drawn;
@@ -158,8 +168,8 @@ SearchOutcome search(const FailureOf& failure_of, const rc::Gen<CaseRequest>& ge
     const ReproduceMap map = parse_reproduce(o.reproduce);
     const auto it = map.find(o.id);
     if (it == map.end()) return outcome;  // the string replays other properties only
-    const CaseAddress& at = it->second;
-    const auto replayed = rc::shrinkable::walkPath(property(at.random, at.size), at.shrinkPath);
+    const CaseAddress at = address_of(it->second);
+    const auto replayed = rc::shrinkable::walkPath(property(at.random, at.size), at.shrink_path);
     if (!replayed) throw std::runtime_error(fmt::format("property {}: the reproduce string names no case", o.id));
     outcome.cases = 1;
     if (!fails(*replayed)) return outcome;
@@ -195,7 +205,7 @@ std::optional<Finding> shrink_failure(const FailureOf& failure_of, const rc::Gen
                                       const CaseAddress& address, const SearchOptions& o) {
   const auto record = std::make_shared<Record>();
   const rc::detail::Property property = property_of(failure_of, generator, record);
-  const auto at = rc::shrinkable::walkPath(property(address.random, address.size), address.shrinkPath);
+  const auto at = rc::shrinkable::walkPath(property(address.random, address.size), address.shrink_path);
   if (!at || !fails(*at)) return std::nullopt;
   return finish(*at, address, record, o);
 }

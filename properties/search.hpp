@@ -70,8 +70,13 @@ struct SearchOutcome {
   std::optional<Finding> finding;
 };
 
-//! Where case `index` of a stream lives: RapidCheck's (random, size, shrink path) of it.
-using CaseAddress = rc::detail::Reproduce;
+//! Where a case of a stream lives: the random and size it is drawn at, and the path of shrink-child indices
+//! from that draw down to it (RapidCheck's reproduce triple, held in public types).
+struct CaseAddress {
+  rc::Random random;
+  int size = 0;
+  std::vector<std::size_t> shrink_path;
+};
 //! Case `index` of the stream (seed, shard) at `size`.
 CaseAddress case_address(std::uint64_t seed, std::int64_t shard, std::int64_t index, int size);
 //! The request a search's property draws from `generator` at `address` (a property draws through its own

@@ -132,7 +132,7 @@ DeclaredBackend declared_backend(const JsonReader& in, const json& j, const std:
 
 }  // namespace
 
-std::string DeclaredBackend::token() const { return fmt::format("{}@{}", variant, dtype_token(io_dtype)); }
+std::string DeclaredBackend::token() const { return variant_token(variant, io_dtype); }
 
 BackendInfo DeclaredBackend::info(const std::string& provider, const std::string& loaded_by) const {
   BackendInfo b;

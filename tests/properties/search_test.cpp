@@ -82,6 +82,22 @@ TEST(Generators, SameRandomAndSizeGiveTheSameRequest) {
   EXPECT_EQ(a.seed, b.seed);
 }
 
+// The boundary lengths follow the registered schedules: a schedule added to the registry adds its own.
+TEST(Generators, BoundaryLengthsAreTheSchedulesBoundaries) {
+  const std::vector<std::int64_t>& l = boundary_lengths();
+  const auto has = [&](std::int64_t n) { return std::binary_search(l.begin(), l.end(), n); };
+  ASSERT_TRUE(std::is_sorted(l.begin(), l.end()));
+  for (const Schedule& s : builtin_schedules()) {
+    if (s.chunk == 0) continue;  // sequential
+    for (std::int64_t n : {s.chunk - 1, s.chunk, s.chunk + 1, 2 * s.chunk + 1})
+      EXPECT_TRUE(has(n)) << "L = " << n << " of chunk " << s.chunk;
+    if (s.group == 0) continue;
+    for (std::int64_t n : {s.chunk * s.group - 1, s.chunk * s.group, s.chunk * s.group + 1})
+      EXPECT_TRUE(has(n)) << "L = " << n << " of group span " << s.chunk * s.group;
+  }
+  EXPECT_TRUE(has(2048)) << "grouped_prefix64_hierarchical_chunk32's span";
+}
+
 // At full size every boundary length, regime, batch size, one and several heads, h0 / dh_last present
 // and absent, both sqrt conventions and widths that are no multiple of 32 all occur.
 TEST(Generators, CoverTheAwkwardShapes) {
