@@ -17,6 +17,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/commands.hpp"
 #include "cli/interrupt.hpp"
@@ -151,7 +152,7 @@ namespace {
 //! The report's options on `cmd`: `scancheck report` and the arguments `scancheck campaign` passes on.
 void add_report_options(CLI::App& cmd, Options& o) {
   // The last --preset wins, so `ci/report.sh --preset ci` overrides the script's quick.
-  cmd.add_option("--preset", o.preset, "quick (default) | ci | seed-shapes")
+  cmd.add_option("--preset", o.preset, fmt::format("{} (default: quick)", fmt::join(reports::preset_names(), " | ")))
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   cmd.add_option("--backends", o.backends, "backend name or glob (default: every backend; seed-shapes: the production ones)");
   o.executor.add_to(cmd, /*allow_auto=*/true);
