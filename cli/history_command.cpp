@@ -82,7 +82,7 @@ int run_show(const ShowOptions& o) {
 
 struct CheckOptions {
   std::string db, report;
-  double max_growth = 2;
+  GrowthOption growth;
 };
 
 int run_check(const CheckOptions& o) {
@@ -98,7 +98,7 @@ int run_check(const CheckOptions& o) {
              "{:.3g})\n",
              o.report, best->git_revision, best->generated_at, best->rows_failed, best->rows,
              best->mean_scaled_error());
-  const reports::ReportDiff d = reports::diff_reports(history.load(best->id), report, o.max_growth);
+  const reports::ReportDiff d = reports::diff_reports(history.load(best->id), report, o.growth.max_growth);
   std::fputs(reports::format_diff(d).c_str(), stdout);
   return d.regressed() ? 1 : 0;
 }
@@ -135,8 +135,7 @@ void add_history_check(CLI::App& history, Action& action) {
   CLI::App* cmd = history.add_subcommand("check", "Diff a report against the best earlier report of its label");
   cmd->add_option("REPORT", o->report, "a report.json or report directory")->required();
   cmd->add_option("--db", o->db, "the history database")->required();
-  cmd->add_option("--max-growth", o->max_growth,
-                  "largest allowed growth of a backend x tensor's error, at least 1 (default 2)");
+  o->growth.add_to(*cmd);
   cmd->footer("Best earlier: of the label's reports generated before REPORT, neither interrupted nor empty, the "
               "one with the fewest failing rows; ties go to the smallest mean scaled error over its tensors, then "
               "to the newest. The diff is `scancheck diff BEST REPORT`.\n"

@@ -142,6 +142,11 @@ TolerancePolicy JudgeOptions::policy() const {
   return p;
 }
 
+void GrowthOption::add_to(CLI::App& cmd) {
+  cmd.add_option("--max-growth", max_growth,
+                 "largest allowed growth of a backend x tensor's error, at least 1 (default 2)");
+}
+
 void ExecutorOption::add_to(CLI::App& cmd, bool allow_auto) {
   if (allow_auto) {
     name = "auto";

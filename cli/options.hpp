@@ -76,6 +76,13 @@ struct ShardOption {
   Choice choice() const;
 };
 
+//! --max-growth F: the largest error growth a diff allows (diff, history check; reports/diff.hpp).
+struct GrowthOption {
+  double max_growth = 2;
+
+  void add_to(CLI::App& cmd);
+};
+
 //! --timings PROFILE.json [--timings-alias FROM=TO]...: a speed profile of the user's own kernels
 //! (reports/profile.hpp) joined to a report's backward rows (report, render, history add).
 struct TimingsOptions {

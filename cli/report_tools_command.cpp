@@ -26,12 +26,12 @@ namespace {
 
 struct DiffOptions {
   std::string old_report, new_report;
-  double max_growth = 2;
+  GrowthOption growth;
 };
 
 int run_diff(const DiffOptions& o) {
   const reports::ReportDiff d = reports::diff_reports(reports::load_report(o.old_report),
-                                                      reports::load_report(o.new_report), o.max_growth);
+                                                      reports::load_report(o.new_report), o.growth.max_growth);
   std::fputs(reports::format_diff(d).c_str(), stdout);
   return d.regressed() ? 1 : 0;
 }
@@ -72,8 +72,7 @@ void add_diff(CLI::App& app, Action& action) {
   CLI::App* cmd = app.add_subcommand("diff", "Compare two reports: new failures, fixed rows, error growth");
   cmd->add_option("OLD", o->old_report, "the earlier report.json or report directory")->required();
   cmd->add_option("NEW", o->new_report, "the later report.json or report directory")->required();
-  cmd->add_option("--max-growth", o->max_growth,
-                  "largest allowed growth of a backend x tensor's error, at least 1 (default 2)");
+  o->growth.add_to(*cmd);
   cmd->footer("Exit codes: 0 no regression, 1 regression (new failure, new failing row or growth above F), "
               "2 bad input.");
   cmd->callback([&action, o] { action = [o] { return run_diff(*o); }; });
