@@ -6,7 +6,7 @@
 //!         --arch rglru --shape 2,33,16,2 --seed 7 --regime resets --io-dtype bfloat16 --sqrt-gradient bounded --no-h0
 //!         (and `--decays log` for a log-form scan, `--resets-at-start` where every batch entry resets at t = 0)
 //!   JSON  {"architecture", "shape": [B, L, W, H], "seed", "regime", "io_dtype", "sqrt_gradient", "h0", "dh_last"}
-//!         and "decays", "resets_at_start" where they are not linear, false (the form of report.json's cases, schema v1)
+//!         and "decays", "resets_at_start" where they are not linear, false (the form of report.json's cases)
 //! and the shape string of the command line, "B,L,W[,H]".
 #pragma once
 
