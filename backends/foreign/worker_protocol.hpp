@@ -2,8 +2,8 @@
 //! @file
 //! The messages of the worker protocol (foreign-backends.md, "Worker protocol"; its version is
 //! protocol_version below), one JSON object per line: what scancheck sends (hello, run, bye) and the strict
-//! reading of what a worker answers. A hello answer that breaks the protocol is bad input (the worker cannot be used at all); a run
-//! answer that breaks it is a ProtocolError (the run's verdict is `fault`).
+//! reading of what a worker answers. A hello answer that breaks the protocol is bad input (the worker cannot
+//! be used at all); a run answer that breaks it is a ProtocolError (the run's verdict is `fault`).
 #pragma once
 
 #include <cstdint>
