@@ -16,6 +16,7 @@ that go wrong on purpose, to see scancheck's verdicts:
     numpy:rglru/hangs_when_long@fp32    never answers when L > 1000                      (timeout)
     numpy:rglru/refuses_odd_batch@fp32  raises when B is odd                             (error)
 """
+
 import os
 import signal
 import sys
@@ -80,8 +81,20 @@ def scan_backward(a, b, h0, dh, dh_last=None):
     return {"b": g, "a": g * shifted(h, h0), "h0": a[:, 0] * g[:, 0]}
 
 
-def rglru(x, segment_pos, h0, a_param, input_gate_w, input_gate_b, a_gate_w, a_gate_b, heads, sqrt_gradient,
-          dy=None, dh_last=None):
+def rglru(
+    x,
+    segment_pos,
+    h0,
+    a_param,
+    input_gate_w,
+    input_gate_b,
+    a_gate_w,
+    a_gate_b,
+    heads,
+    sqrt_gradient,
+    dy=None,
+    dh_last=None,
+):
     """The forward (y) and, given dy, the gradients by input name."""
     B, L, W = x.shape
     H = heads
@@ -144,8 +157,7 @@ def misbehaving(variant):
 
     def forward(x, segment_pos, h0, a_param, input_gate_w, input_gate_b, a_gate_w, a_gate_b, heads, sqrt_gradient):
         misbehave(x)
-        return rglru(x, segment_pos, h0, a_param, input_gate_w, input_gate_b, a_gate_w, a_gate_b, heads,
-                     sqrt_gradient)
+        return rglru(x, segment_pos, h0, a_param, input_gate_w, input_gate_b, a_gate_w, a_gate_b, heads, sqrt_gradient)
 
     def backward(dy, dh_last=None, **inputs):
         return rglru(**inputs, dy=dy, dh_last=None if variant == "dh_last_ignored" else dh_last)
@@ -158,14 +170,21 @@ def sequential(a, b, h0):
     return forward_scan(a, b, h0)
 
 
-@scancheck.backend("rglru", variant="textbook", framework="numpy", backward=lambda dy, dh_last=None, **inputs: rglru(
-    **inputs, dy=dy, dh_last=dh_last))
+@scancheck.backend(
+    "rglru",
+    variant="textbook",
+    framework="numpy",
+    backward=lambda dy, dh_last=None, **inputs: rglru(**inputs, dy=dy, dh_last=dh_last),
+)
 def textbook(x, segment_pos, h0, a_param, input_gate_w, input_gate_b, a_gate_w, a_gate_b, heads, sqrt_gradient):
     return rglru(x, segment_pos, h0, a_param, input_gate_w, input_gate_b, a_gate_w, a_gate_b, heads, sqrt_gradient)
 
 
-MISBEHAVING = [misbehaving(v) for v in ("dh_last_ignored", "crashes_when_long", "hangs_when_long",
-                                         "refuses_odd_batch")] if "--misbehave" in sys.argv[1:] else []
+MISBEHAVING = (
+    [misbehaving(v) for v in ("dh_last_ignored", "crashes_when_long", "hangs_when_long", "refuses_odd_batch")]
+    if "--misbehave" in sys.argv[1:]
+    else []
+)
 
 if __name__ == "__main__":
     sys.exit(scancheck.worker.serve_module(sys.modules[__name__]))

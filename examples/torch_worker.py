@@ -17,6 +17,7 @@ formulations"): the accepted `sigmoid_pair` (sigma' as sigma(z) sigma(-z) in a c
 `q_literal` (q = 1 - exp(2 log a): cancels) and `softplus_naive` (log(1 + exp(z)): overflows).
 `rg_lru(..., scan=...)` takes another scan of the same signature (a Triton kernel's, for instance).
 """
+
 import sys
 
 import torch
@@ -75,8 +76,22 @@ def sequential_scan(at, u, h0):
     return torch.stack(states, dim=1)
 
 
-def rg_lru(x, segment_pos, h0, a_param, input_gate_w, input_gate_b, a_gate_w, a_gate_b, a_imag_param=None, *,
-           heads, sqrt_gradient, variant="autograd", scan=sequential_scan):
+def rg_lru(
+    x,
+    segment_pos,
+    h0,
+    a_param,
+    input_gate_w,
+    input_gate_b,
+    a_gate_w,
+    a_gate_b,
+    a_imag_param=None,
+    *,
+    heads,
+    sqrt_gradient,
+    variant="autograd",
+    scan=sequential_scan,
+):
     """(y, h_last) of rglru, or of complex_rglru when a_imag_param is given (merged [Re | Im] layout)."""
     io_dtype = x.dtype
     x = x.float()
@@ -108,26 +123,52 @@ def rg_lru(x, segment_pos, h0, a_param, input_gate_w, input_gate_b, a_gate_w, a_
 def declare(architecture, io_dtype, variant):
     """One backend: rglru or complex_rglru in one io dtype and formulation."""
 
-    def rglru_kernel(x, segment_pos, h0, a_param, input_gate_w, input_gate_b, a_gate_w, a_gate_b, heads,
-                     sqrt_gradient):
-        return rg_lru(x, segment_pos, h0, a_param, input_gate_w, input_gate_b, a_gate_w, a_gate_b,
-                      heads=heads, sqrt_gradient=sqrt_gradient, variant=variant)
+    def rglru_kernel(x, segment_pos, h0, a_param, input_gate_w, input_gate_b, a_gate_w, a_gate_b, heads, sqrt_gradient):
+        return rg_lru(
+            x,
+            segment_pos,
+            h0,
+            a_param,
+            input_gate_w,
+            input_gate_b,
+            a_gate_w,
+            a_gate_b,
+            heads=heads,
+            sqrt_gradient=sqrt_gradient,
+            variant=variant,
+        )
 
-    def complex_rglru_kernel(x, segment_pos, h0, a_param, input_gate_w, input_gate_b, a_gate_w, a_gate_b,
-                             a_imag_param, heads, sqrt_gradient):
-        return rg_lru(x, segment_pos, h0, a_param, input_gate_w, input_gate_b, a_gate_w, a_gate_b, a_imag_param,
-                      heads=heads, sqrt_gradient=sqrt_gradient, variant=variant)
+    def complex_rglru_kernel(
+        x, segment_pos, h0, a_param, input_gate_w, input_gate_b, a_gate_w, a_gate_b, a_imag_param, heads, sqrt_gradient
+    ):
+        return rg_lru(
+            x,
+            segment_pos,
+            h0,
+            a_param,
+            input_gate_w,
+            input_gate_b,
+            a_gate_w,
+            a_gate_b,
+            a_imag_param,
+            heads=heads,
+            sqrt_gradient=sqrt_gradient,
+            variant=variant,
+        )
 
     kernel = complex_rglru_kernel if architecture == "complex_rglru" else rglru_kernel
     return scancheck.backend(architecture, variant=variant, io_dtype=io_dtype, framework="torch")(kernel)
 
 
-BACKENDS = [declare(arch, dtype, "autograd") for arch in ("rglru", "complex_rglru")
-            for dtype in ("float32", "bfloat16")]
+BACKENDS = [
+    declare(arch, dtype, "autograd") for arch in ("rglru", "complex_rglru") for dtype in ("float32", "bfloat16")
+]
 if "--formulations" in sys.argv[1:]:
-    BACKENDS += [declare("rglru", dtype, variant) for variant in ("sigmoid_pair", "stable_softplus", "q_literal",
-                                                                  "softplus_naive")
-                 for dtype in ("float32", "bfloat16")]
+    BACKENDS += [
+        declare("rglru", dtype, variant)
+        for variant in ("sigmoid_pair", "stable_softplus", "q_literal", "softplus_naive")
+        for dtype in ("float32", "bfloat16")
+    ]
 
 if __name__ == "__main__":
     sys.exit(scancheck.worker.serve_module(sys.modules[__name__]))

@@ -41,9 +41,28 @@ def closed_form(a, b, h0):
 
 
 def make_case(exe: str, out: Path, batch: int, length: int, width: int) -> Path:
-    subprocess.run([exe, "make-case", "--arch", "scan", "--batch", str(batch), "--length", str(length),
-                    "--width", str(width), "--seed", "7", "--regime", "long_memory", "--out", str(out)],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [
+            exe,
+            "make-case",
+            "--arch",
+            "scan",
+            "--batch",
+            str(batch),
+            "--length",
+            str(length),
+            "--width",
+            str(width),
+            "--seed",
+            "7",
+            "--regime",
+            "long_memory",
+            "--out",
+            str(out),
+        ],
+        check=True,
+        capture_output=True,
+    )
     return out
 
 
@@ -73,18 +92,27 @@ def overhead(exe: str, shape: tuple[int, int, int], repeats: int) -> None:
         library_run(case, out)  # warm-up: imports, allocator
         alone = statistics.median(kernel_alone(case) for _ in range(repeats))
         whole = statistics.median(library_run(case, out) for _ in range(repeats))
-    print(f"library overhead at (B, L, W) = {shape}: {1e3 * (whole - alone):.3f} ms per run, "
-          f"{(whole - alone) / alone:.2f}x the kernel's own {1e3 * alone:.3f} ms (median of {repeats})")
+    print(
+        f"library overhead at (B, L, W) = {shape}: {1e3 * (whole - alone):.3f} ms per run, "
+        f"{(whole - alone) / alone:.2f}x the kernel's own {1e3 * alone:.3f} ms (median of {repeats})"
+    )
 
 
 def interpreter_rate(exe: str, cases: int) -> None:
     target = HERE.parent / "tests" / "test_triton_kernels.py"
     start = time.perf_counter()
-    result = scancheck.fuzz(target, "tritonscan:scan/triton_chunk16@fp32", cases=cases,
-                            only=["scan/triton_chunk16@fp32"], findings=tempfile.mkdtemp())
+    result = scancheck.fuzz(
+        target,
+        "tritonscan:scan/triton_chunk16@fp32",
+        cases=cases,
+        only=["scan/triton_chunk16@fp32"],
+        findings=tempfile.mkdtemp(),
+    )
     elapsed = time.perf_counter() - start
-    print(f"Triton interpreter fuzz: {result.cases} cases in {elapsed:.1f} s, {result.cases / elapsed:.2f} cases/s "
-          f"({'pass' if result.passed else 'FAIL'})")
+    print(
+        f"Triton interpreter fuzz: {result.cases} cases in {elapsed:.1f} s, {result.cases / elapsed:.2f} cases/s "
+        f"({'pass' if result.passed else 'FAIL'})"
+    )
 
 
 def main() -> int:

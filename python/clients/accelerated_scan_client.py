@@ -27,8 +27,9 @@ def triton_scalar(a, b):
     return scalar.scan(a.contiguous(), b.contiguous())
 
 
-@scancheck.backend("complex_scan", variant="triton_complex", layout="B W L", complex_layout="native",
-                   constraints=INTERPRETER_COMPLEX)
+@scancheck.backend(
+    "complex_scan", variant="triton_complex", layout="B W L", complex_layout="native", constraints=INTERPRETER_COMPLEX
+)
 def triton_complex(a, b):
     return complex_scan.scan(a.contiguous(), b.contiguous())
 
@@ -50,7 +51,8 @@ def reference_from_2(a, b):
     return ref.scan(a.contiguous(), b.contiguous())
 
 
-@scancheck.backend("complex_scan", variant="ref_from_length_2", layout="B W L", complex_layout="native",
-                   constraints={"min_length": 2})
+@scancheck.backend(
+    "complex_scan", variant="ref_from_length_2", layout="B W L", complex_layout="native", constraints={"min_length": 2}
+)
 def reference_complex_from_2(a, b):
     return ref.scan(a.contiguous(), b.contiguous())

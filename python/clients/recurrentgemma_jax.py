@@ -18,12 +18,17 @@ SCANCHECK_PROVIDER = "recurrentgemma_jax"
 SCANCHECK_PROVENANCE: scancheck.Provenance = {"package": "recurrentgemma", "commit": ""}  # the wheel, not this repo
 
 
-SCANS = {"linear": common.ScanType.LINEAR_NATIVE, "associative": common.ScanType.ASSOCIATIVE_NATIVE,
-         "pallas": common.ScanType.LINEAR_PALLAS}
+SCANS = {
+    "linear": common.ScanType.LINEAR_NATIVE,
+    "associative": common.ScanType.ASSOCIATIVE_NATIVE,
+    "pallas": common.ScanType.LINEAR_PALLAS,
+}
 # The Pallas kernel tiles the scanned width by 128 (pallas.compute_pallas_kernel_spec); the interpreter
 # walks every tile in Python, so its interpreted cases stay short.
-PALLAS = {"rglru": {"width_multiple": 128, "max_width": 128, "max_length": 48},
-          "complex_rglru": {"width_multiple": 256, "max_width": 256, "max_length": 48}}
+PALLAS = {
+    "rglru": {"width_multiple": 128, "max_width": 128, "max_length": 48},
+    "complex_rglru": {"width_multiple": 256, "max_width": 256, "max_length": 48},
+}
 SMALL = {"max_length": 300, "max_width": 64, "width_multiple": 2}  # RGLRU.setup asserts an even width
 
 
@@ -34,31 +39,54 @@ def _apply(x, segment_pos, h0, parameters, heads, scan, only_real):
 
 def declare(architecture, scan, io_dtype, cache=True):
     constraints = {**(PALLAS[architecture] if scan == "pallas" else SMALL), "sqrt_gradient": ["bounded"]}
-    declare_as = scancheck.backend(architecture, variant=scan if cache else f"{scan}_no_cache", io_dtype=io_dtype,
-                                   framework="jax", constraints=constraints)
+    declare_as = scancheck.backend(
+        architecture,
+        variant=scan if cache else f"{scan}_no_cache",
+        io_dtype=io_dtype,
+        framework="jax",
+        constraints=constraints,
+    )
     if architecture == "rglru":
+
         def rglru(x, segment_pos, h0, a_param, input_gate_w, input_gate_b, a_gate_w, a_gate_b, heads):
-            parameters = {"a_param": a_param, "input_gate": {"w": input_gate_w, "b": input_gate_b},
-                          "a_gate": {"w": a_gate_w, "b": a_gate_b}}
+            parameters = {
+                "a_param": a_param,
+                "input_gate": {"w": input_gate_w, "b": input_gate_b},
+                "a_gate": {"w": a_gate_w, "b": a_gate_b},
+            }
             return _apply(x, segment_pos, h0, parameters, heads, scan, only_real=True)
+
         return declare_as(rglru)
 
-    def complex_rglru(x, segment_pos, h0, a_param, input_gate_w, input_gate_b, a_gate_w, a_gate_b, a_imag_param,
-                      heads):
-        parameters = {"a_param": a_param, "a_imag_param": a_imag_param, "input_gate": {"w": input_gate_w,
-                      "b": input_gate_b}, "a_gate": {"w": a_gate_w, "b": a_gate_b}}
+    def complex_rglru(x, segment_pos, h0, a_param, input_gate_w, input_gate_b, a_gate_w, a_gate_b, a_imag_param, heads):
+        parameters = {
+            "a_param": a_param,
+            "a_imag_param": a_imag_param,
+            "input_gate": {"w": input_gate_w, "b": input_gate_b},
+            "a_gate": {"w": a_gate_w, "b": a_gate_b},
+        }
         return _apply(x, segment_pos, h0, parameters, heads, scan, only_real=False)
 
-    def complex_rglru_no_cache(x, segment_pos, a_param, input_gate_w, input_gate_b, a_gate_w, a_gate_b,
-                               a_imag_param, heads):  # no h0: the native complex scans' path that keeps Im(a)
-        return complex_rglru(x, segment_pos, None, a_param, input_gate_w, input_gate_b, a_gate_w, a_gate_b,
-                             a_imag_param, heads)
+    def complex_rglru_no_cache(
+        x, segment_pos, a_param, input_gate_w, input_gate_b, a_gate_w, a_gate_b, a_imag_param, heads
+    ):  # no h0: the native complex scans' path that keeps Im(a)
+        return complex_rglru(
+            x, segment_pos, None, a_param, input_gate_w, input_gate_b, a_gate_w, a_gate_b, a_imag_param, heads
+        )
+
     return declare_as(complex_rglru if cache else complex_rglru_no_cache)
 
 
-BACKENDS = [declare(arch, scan, dtype) for arch in ("rglru", "complex_rglru") for scan in SCANS
-            for dtype in ("float32", "bfloat16")]
+BACKENDS = [
+    declare(arch, scan, dtype)
+    for arch in ("rglru", "complex_rglru")
+    for scan in SCANS
+    for dtype in ("float32", "bfloat16")
+]
 # With a cache (h0) the native complex scans accumulate in float32, not complex64, dropping Im(a)
 # (docs/public-kernels.md): the same layers without one check the rest of their complex path.
-BACKENDS += [declare("complex_rglru", scan, dtype, cache=False) for scan in ("linear", "associative")
-             for dtype in ("float32", "bfloat16")]
+BACKENDS += [
+    declare("complex_rglru", scan, dtype, cache=False)
+    for scan in ("linear", "associative")
+    for dtype in ("float32", "bfloat16")
+]

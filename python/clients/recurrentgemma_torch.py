@@ -18,6 +18,11 @@ SCANCHECK_PROVENANCE: scancheck.Provenance = {"package": "recurrentgemma", "comm
 @scancheck.backend("rglru", variant="rglru", constraints={"sqrt_gradient": ["bounded"]})
 def rglru(x, segment_pos, h0, a_param, input_gate_w, input_gate_b, a_gate_w, a_gate_b, heads):
     module = layers.RGLRU(width=x.shape[-1], num_heads=heads, device="meta")
-    parameters = {"a_param": a_param, "input_gate.w": input_gate_w, "input_gate.b": input_gate_b,
-                  "a_gate.w": a_gate_w, "a_gate.b": a_gate_b}
+    parameters = {
+        "a_param": a_param,
+        "input_gate.w": input_gate_w,
+        "input_gate.b": input_gate_b,
+        "a_gate.w": a_gate_w,
+        "a_gate.b": a_gate_b,
+    }
     return torch.func.functional_call(module, parameters, (x, segment_pos, h0))  # (y, last_h)

@@ -10,8 +10,9 @@ KERNELS = Path(__file__).parent / "kernels" / "numpy_scans.py"
 
 def test_cases_are_per_group(tmp_path):
     # scan and complex_scan: two groups, each judged on its 6 cases.
-    result = scancheck.fuzz(KERNELS, "npscans:{scan/loop,complex_scan/loop_native_complex}@*", cases=6,
-                            findings=tmp_path)
+    result = scancheck.fuzz(
+        KERNELS, "npscans:{scan/loop,complex_scan/loop_native_complex}@*", cases=6, findings=tmp_path
+    )
     assert result.passed, result.output
     assert result.cases == 12
     assert "(6 in each of 2 groups)" in result.output
@@ -19,8 +20,9 @@ def test_cases_are_per_group(tmp_path):
 
 
 def test_keep_going_counts_every_failure_and_shrinks_the_first(tmp_path):
-    result = scancheck.fuzz(KERNELS, "npscans:scan/{loop,loop_drops_dh_last}@*", cases=30, findings=tmp_path,
-                            keep_going=True)
+    result = scancheck.fuzz(
+        KERNELS, "npscans:scan/{loop,loop_drops_dh_last}@*", cases=30, findings=tmp_path, keep_going=True
+    )
     assert not result.passed
     assert [f.backend for f in result.failures] == ["npscans:scan/loop_drops_dh_last@fp32"]
     assert result.failures[0].repro  # the one FAIL block, read as without keep_going

@@ -14,8 +14,9 @@ def _log_space_backward(a, b, h0, dh, dh_last=None):
     return backward_scan(a, b, h0, dh, dh_last)
 
 
-@scancheck.backend("scan", variant="blocked_log_space", framework="numpy", backward=_log_space_backward,
-                   constraints=BLOCKED_LOG_SPACE)
+@scancheck.backend(
+    "scan", variant="blocked_log_space", framework="numpy", backward=_log_space_backward, constraints=BLOCKED_LOG_SPACE
+)
 def _blocked_log_space(a, b, h0):
     """A kernel of whole blocks of 16 steps that takes log a: it refuses anything else, loudly."""
     if a.shape[1] % 16 or a.shape[1] < 16:
@@ -41,9 +42,11 @@ def test_cases_and_shrinks_stay_inside_length_and_decay_constraints(scancheck_fu
 
 def test_impossible_length_constraints_are_bad_input(tmp_path):
     module = tmp_path / "impossible_kernels.py"
-    module.write_text("import scancheck\n"
-                      "@scancheck.backend('scan', framework='numpy', passes=('forward',),\n"
-                      "                   constraints={'min_length': 20, 'max_length': 30, 'length_multiple': 16})\n"
-                      "def impossible(a, b):\n    return b\n")
+    module.write_text(
+        "import scancheck\n"
+        "@scancheck.backend('scan', framework='numpy', passes=('forward',),\n"
+        "                   constraints={'min_length': 20, 'max_length': 30, 'length_multiple': 16})\n"
+        "def impossible(a, b):\n    return b\n"
+    )
     with pytest.raises(ValueError, match="no length within min_length and max_length is a multiple of length_mul"):
         scancheck.fuzz(module, "*", cases=2, findings=tmp_path / "f")

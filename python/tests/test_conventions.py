@@ -8,8 +8,14 @@ from hypothesis import strategies as st
 from scancheck.conventions import COMPLEX_LAYOUTS, LAYOUTS, Conventions
 
 
-@given(layout=st.sampled_from(LAYOUTS), complex_layout=st.sampled_from(COMPLEX_LAYOUTS),
-       batch=st.integers(1, 3), length=st.integers(1, 5), heads=st.sampled_from([1, 2, 4]), seed=st.integers(0, 99))
+@given(
+    layout=st.sampled_from(LAYOUTS),
+    complex_layout=st.sampled_from(COMPLEX_LAYOUTS),
+    batch=st.integers(1, 3),
+    length=st.integers(1, 5),
+    heads=st.sampled_from([1, 2, 4]),
+    seed=st.integers(0, 99),
+)
 def test_round_trip_is_exact(layout, complex_layout, batch, length, heads, seed):
     rng = np.random.default_rng(seed)
     width = 2 * heads * 2  # merged complex: two parts of heads * 2 channels
@@ -32,8 +38,9 @@ def test_layouts_put_axes_where_they_say():
 
 def test_complex_layouts():
     merged = np.array([[1, 2, 10, 20]], dtype=np.float32)  # 1 + 10i, 2 + 20i
-    np.testing.assert_array_equal(Conventions(complex_layout="interleaved").to_kernel(merged, "state", 1, True),
-                                  [[1, 10, 2, 20]])
+    np.testing.assert_array_equal(
+        Conventions(complex_layout="interleaved").to_kernel(merged, "state", 1, True), [[1, 10, 2, 20]]
+    )
     native = Conventions(complex_layout="native").to_kernel(merged, "state", 1, True)
     assert native.dtype == np.complex64
     np.testing.assert_array_equal(native, [[1 + 10j, 2 + 20j]])

@@ -37,19 +37,35 @@ def packed(x, cu_seqlens, a_param, input_gate_w, input_gate_b, a_gate_w, a_gate_
     return packed_rglru(x, cu_seqlens, a_param, input_gate_w, input_gate_b, a_gate_w, a_gate_b, heads=heads)
 
 
-@scancheck.backend("rglru", variant="packed_leaks_start_gradient", resets="cu_seqlens",
-                   constraints={**SMALL, "sqrt_gradient": ["bounded"]})
+@scancheck.backend(
+    "rglru",
+    variant="packed_leaks_start_gradient",
+    resets="cu_seqlens",
+    constraints={**SMALL, "sqrt_gradient": ["bounded"]},
+)
 def _packed_leaks_start_gradient(x, cu_seqlens, a_param, input_gate_w, input_gate_b, a_gate_w, a_gate_b, heads):
-    return packed_rglru(x, cu_seqlens, a_param, input_gate_w, input_gate_b, a_gate_w, a_gate_b, heads=heads,
-                        leak_start_gradient=True)
+    return packed_rglru(
+        x, cu_seqlens, a_param, input_gate_w, input_gate_b, a_gate_w, a_gate_b, heads=heads, leak_start_gradient=True
+    )
 
 
-@scancheck.backend("rglru", variant="flags_only_y", resets="flags", layout="L B W",
-                   constraints={**SMALL, "sqrt_gradient": ["bounded"]})
+@scancheck.backend(
+    "rglru", variant="flags_only_y", resets="flags", layout="L B W", constraints={**SMALL, "sqrt_gradient": ["bounded"]}
+)
 def flags_only_y(x, reset, h0, a_param, input_gate_w, input_gate_b, a_gate_w, a_gate_b, heads):
     segment_pos = (~reset.T).to(torch.int32)  # [L, B] flags back to positions: 0 where a step resets
-    y, _ = torch_worker().rg_lru(x.transpose(0, 1), segment_pos, h0, a_param, input_gate_w, input_gate_b,
-                                  a_gate_w, a_gate_b, heads=heads, sqrt_gradient="bounded")
+    y, _ = torch_worker().rg_lru(
+        x.transpose(0, 1),
+        segment_pos,
+        h0,
+        a_param,
+        input_gate_w,
+        input_gate_b,
+        a_gate_w,
+        a_gate_b,
+        heads=heads,
+        sqrt_gradient="bounded",
+    )
     return y.transpose(0, 1)
 
 

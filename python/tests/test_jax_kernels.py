@@ -71,8 +71,9 @@ PALLAS_BUDGET = {"max_length": 256, "max_width": 64, "max_batch": 4}
 def _pallas_forward(a, b, h0):
     from jax.experimental import pallas as pl
 
-    return pl.pallas_call(_pallas_scan_kernel, out_shape=jax.ShapeDtypeStruct(b.shape, b.dtype),
-                          interpret=True)(a, b, h0)
+    return pl.pallas_call(_pallas_scan_kernel, out_shape=jax.ShapeDtypeStruct(b.shape, b.dtype), interpret=True)(
+        a, b, h0
+    )
 
 
 @scancheck.backend("scan", variant="pallas_loop", framework="jax", passes=("forward",), constraints=PALLAS_BUDGET)
@@ -80,8 +81,7 @@ def pallas_loop(a, b, h0):
     return _pallas_forward(a, b, h0)
 
 
-def _pallas_scan_backward_kernel(a_ref, h0_ref, h_ref, dh_ref, dh_last_ref, da_ref, db_ref, dh0_ref, *,
-                                 drop_dh_last):
+def _pallas_scan_backward_kernel(a_ref, h0_ref, h_ref, dh_ref, dh_last_ref, da_ref, db_ref, dh0_ref, *, drop_dh_last):
     """The reverse scan: g_t = dh_t + a_{t+1} g_{t+1}, from the carry dh_last at t = L-1 down to t = 0;
     db_t = g_t, da_t = g_t h_{t-1} (h_{-1} = h0), dh0 = a_0 g_0 (recurrences.md, the scan's backward)."""
     length = a_ref.shape[1]
@@ -107,8 +107,11 @@ def _pallas_scan_with_backward(drop_dh_last=False):
     from jax.experimental import pallas as pl
 
     def backward(a, h0, h, dh, dh_last):
-        shapes = (jax.ShapeDtypeStruct(a.shape, a.dtype), jax.ShapeDtypeStruct(a.shape, a.dtype),
-                  jax.ShapeDtypeStruct(h0.shape, h0.dtype))
+        shapes = (
+            jax.ShapeDtypeStruct(a.shape, a.dtype),
+            jax.ShapeDtypeStruct(a.shape, a.dtype),
+            jax.ShapeDtypeStruct(h0.shape, h0.dtype),
+        )
         kernel = functools.partial(_pallas_scan_backward_kernel, drop_dh_last=drop_dh_last)
         return pl.pallas_call(kernel, out_shape=shapes, interpret=True)(a, h0, h, dh, dh_last)
 
@@ -166,8 +169,9 @@ def test_the_pallas_backward_equals_the_hand_written_one(make_case, tmp_path):
     t = {p.stem: np.load(p) for p in case.glob("*.npy")}
     want = backward_scan(t["a"], t["b"], t["h0"], t["dh"], t.get("dh_last"))
     for name in ("a", "b", "h0"):
-        np.testing.assert_allclose(np.load(tmp_path / f"d{name}.npy"), want[name], rtol=1e-5, atol=1e-6,
-                                   err_msg=f"d{name}")
+        np.testing.assert_allclose(
+            np.load(tmp_path / f"d{name}.npy"), want[name], rtol=1e-5, atol=1e-6, err_msg=f"d{name}"
+        )
 
 
 def test_a_pallas_backward_that_drops_dh_last_is_caught(scancheck_fuzz, tmp_path):

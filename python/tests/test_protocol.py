@@ -31,7 +31,12 @@ def test_hello_declares_every_backend_of_the_module():
     assert hello["protocol"] == PROTOCOL_VERSION
     assert hello["provider"] == "npscans"
     assert [b["variant"] for b in hello["backends"]] == [
-        "loop", "loop_time_major", "loop_channels_first", "loop_native_complex", "loop_drops_dh_last"]
+        "loop",
+        "loop_time_major",
+        "loop_channels_first",
+        "loop_native_complex",
+        "loop_drops_dh_last",
+    ]
     assert hello["runtime"].startswith("python ")
 
 
@@ -56,8 +61,10 @@ def test_a_kernels_exception_is_an_error_answer(make_case, tmp_path):
     def raises(a, b):
         raise RuntimeError("shared memory exhausted\nat line 3")
 
-    answers = serve(Server("t", [raises]), {"op": "run", "id": 4, "backend": "raises@fp32",
-                                            "case": str(make_case("scan", 1, 2, 1)), "out": str(tmp_path)})
+    answers = serve(
+        Server("t", [raises]),
+        {"op": "run", "id": 4, "backend": "raises@fp32", "case": str(make_case("scan", 1, 2, 1)), "out": str(tmp_path)},
+    )
     assert answers == [{"ok": False, "error": "RuntimeError: shared memory exhausted at line 3", "id": 4}]
 
 
@@ -77,13 +84,16 @@ def test_a_kernel_without_h0_declares_so():
     assert no_state.name == "scan/no_state@fp32"
 
 
-@pytest.mark.parametrize(("kwargs", "message"), [
-    ({"constraints": {"max_len": 4}}, "unknown constraint"),
-    ({"io_dtype": "float16"}, "io_dtype 'float16'"),
-    ({"layout": "W B L"}, "layout 'W B L'"),
-    ({"omits": ("dy",)}, r"omits \['dy'\], which are not gradients of scan"),
-    ({"passes": ("forward", "backward")}, "numpy has no autodiff: pass backward="),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"constraints": {"max_len": 4}}, "unknown constraint"),
+        ({"io_dtype": "float16"}, "io_dtype 'float16'"),
+        ({"layout": "W B L"}, "layout 'W B L'"),
+        ({"omits": ("dy",)}, r"omits \['dy'\], which are not gradients of scan"),
+        ({"passes": ("forward", "backward")}, "numpy has no autodiff: pass backward="),
+    ],
+)
 def test_bad_declarations_name_the_problem(kwargs, message):
     with pytest.raises(ValueError, match=message):
         scancheck.backend("scan", framework="numpy", **kwargs)(lambda a, b: b)
@@ -96,11 +106,18 @@ def test_a_parameter_that_is_no_input_is_refused():
 
 def test_the_command_line_serves_a_file_and_keeps_stdout_for_the_protocol(tmp_path):
     noisy = tmp_path / "noisy.py"
-    noisy.write_text("import scancheck\nprint('loading kernels')\n"
-                     "@scancheck.backend('scan', framework='numpy', passes=('forward',))\n"
-                     "def quiet(a, b):\n    return b\n")
-    done = subprocess.run([sys.executable, "-m", "scancheck.worker", str(noisy)], input='{"op": "hello"}\n',
-                          capture_output=True, text=True, check=True)
+    noisy.write_text(
+        "import scancheck\nprint('loading kernels')\n"
+        "@scancheck.backend('scan', framework='numpy', passes=('forward',))\n"
+        "def quiet(a, b):\n    return b\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "scancheck.worker", str(noisy)],
+        input='{"op": "hello"}\n',
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert json.loads(done.stdout)["provider"] == "noisy"
     assert "loading kernels" in done.stderr
 
@@ -108,8 +125,9 @@ def test_the_command_line_serves_a_file_and_keeps_stdout_for_the_protocol(tmp_pa
 def test_a_file_that_cannot_load_is_one_line_and_exit_2(tmp_path):
     broken = tmp_path / "broken.py"
     broken.write_text("import nonexistent_kernels\n")
-    done = subprocess.run([sys.executable, "-m", "scancheck.worker", str(broken)], input="",
-                          capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "scancheck.worker", str(broken)], input="", capture_output=True, text=True, check=False
+    )
     assert done.returncode == 2
     assert "ModuleNotFoundError: No module named 'nonexistent_kernels'" in done.stderr.splitlines()[-1]
 
@@ -121,6 +139,7 @@ def test_load_module_reads_files_and_dotted_names():
 
 # Provenance: the hello's optional `provenance` (package, version, commit), detected or declared.
 
+
 def _git(folder, *args):
     return subprocess.run(["git", "-C", str(folder), *args], capture_output=True, text=True, check=True).stdout.strip()
 
@@ -128,9 +147,11 @@ def _git(folder, *args):
 def _kernel_file(folder, name="mykernels_file", extra=""):
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{name}.py"
-    path.write_text(f"import scancheck\n{extra}\n"
-                    "@scancheck.backend('scan', framework='numpy', passes=('forward',))\n"
-                    "def quiet(a, b):\n    return b\n")
+    path.write_text(
+        f"import scancheck\n{extra}\n"
+        "@scancheck.backend('scan', framework='numpy', passes=('forward',))\n"
+        "def quiet(a, b):\n    return b\n"
+    )
     return path
 
 
@@ -138,8 +159,14 @@ def _hello_of(path, *, site=None):
     env = dict(os.environ)
     if site is not None:  # an installed distribution for the worker to find
         env["PYTHONPATH"] = os.pathsep.join([str(site), *sys.path])
-    done = subprocess.run([sys.executable, "-m", "scancheck.worker", str(path)], input='{"op": "hello"}\n',
-                          capture_output=True, text=True, check=False, env=env)
+    done = subprocess.run(
+        [sys.executable, "-m", "scancheck.worker", str(path)],
+        input='{"op": "hello"}\n',
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
+    )
     return done.returncode, (json.loads(done.stdout) if done.returncode == 0 else done.stderr)
 
 
@@ -224,11 +251,14 @@ def test_a_declared_provenance_replaces_what_is_detected_key_by_key(tmp_path):
     assert "provenance" not in _hello_of(path)[1]  # an empty string leaves a key out
 
 
-@pytest.mark.parametrize(("declared", "message"), [
-    ('{"package": "k", "branch": "main"}', r"SCANCHECK_PROVENANCE: unknown key\(s\) \['branch'\]"),
-    ('{"version": 2}', r"SCANCHECK_PROVENANCE\['version'\] is a int, not a str"),
-    ('"mykernels 1.0"', "SCANCHECK_PROVENANCE is a str, not a dict"),
-])
+@pytest.mark.parametrize(
+    ("declared", "message"),
+    [
+        ('{"package": "k", "branch": "main"}', r"SCANCHECK_PROVENANCE: unknown key\(s\) \['branch'\]"),
+        ('{"version": 2}', r"SCANCHECK_PROVENANCE\['version'\] is a int, not a str"),
+        ('"mykernels 1.0"', "SCANCHECK_PROVENANCE is a str, not a dict"),
+    ],
+)
 def test_a_bad_declared_provenance_is_one_line_and_exit_2(tmp_path, declared, message):
     code, stderr = _hello_of(_kernel_file(tmp_path, extra=f"SCANCHECK_PROVENANCE = {declared}"))
     assert code == 2

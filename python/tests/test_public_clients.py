@@ -22,34 +22,80 @@ GPU_ONLY = "does not run under Triton 3.6's interpreter: (i_t * BT).to(tl.int64)
 
 def row(client, packages, backends, cases, regimes=("default",), fails_with=None, gpu_only=None):
     """One sample: `fails_with`, when given, is a line the documented failure's details must hold."""
-    return pytest.param(client, packages, backends, cases, regimes, fails_with, gpu_only,
-                        id=f"{client.removesuffix('.py')}:{backends.split(':', 1)[1]}:{'+'.join(regimes)}")
+    return pytest.param(
+        client,
+        packages,
+        backends,
+        cases,
+        regimes,
+        fails_with,
+        gpu_only,
+        id=f"{client.removesuffix('.py')}:{backends.split(':', 1)[1]}:{'+'.join(regimes)}",
+    )
 
 
 SAMPLE = [
     # q = 1 - exp(2 log a) evaluated literally (recurrences.md section 5): at decays within 6e-8 of 1 q is 0,
     # so the input never reaches the state.
-    row("recurrentgemma_torch.py", ("recurrentgemma",), "recurrentgemma_torch:*", 2, ("clip",),
-        fails_with="y: error"),
+    row("recurrentgemma_torch.py", ("recurrentgemma",), "recurrentgemma_torch:*", 2, ("clip",), fails_with="y: error"),
     row("recurrentgemma_jax.py", ("recurrentgemma", "flax"), "recurrentgemma_jax:rglru/*@fp32", 1),
-    row("recurrentgemma_jax.py", ("recurrentgemma", "flax"), "recurrentgemma_jax:rglru/linear@fp32", 1,
-        ("clip",), fails_with="y: error"),
+    row(
+        "recurrentgemma_jax.py",
+        ("recurrentgemma", "flax"),
+        "recurrentgemma_jax:rglru/linear@fp32",
+        1,
+        ("clip",),
+        fails_with="y: error",
+    ),
     # With a cache the native complex scans accumulate in float32 and drop Im(a) (pallas.get_acc_dtype).
-    row("recurrentgemma_jax.py", ("recurrentgemma", "flax"), "recurrentgemma_jax:complex_rglru/linear@fp32", 1,
-        fails_with="y: error"),
-    row("recurrentgemma_jax.py", ("recurrentgemma", "flax"),
-        "recurrentgemma_jax:complex_rglru/{linear_no_cache,associative_no_cache,pallas}@fp32", 1),
+    row(
+        "recurrentgemma_jax.py",
+        ("recurrentgemma", "flax"),
+        "recurrentgemma_jax:complex_rglru/linear@fp32",
+        1,
+        fails_with="y: error",
+    ),
+    row(
+        "recurrentgemma_jax.py",
+        ("recurrentgemma", "flax"),
+        "recurrentgemma_jax:complex_rglru/{linear_no_cache,associative_no_cache,pallas}@fp32",
+        1,
+    ),
     # ref.scan crashes at length 1 (accelerated_scan/ref.py: a tree of level 0, split() reshapes to (B, C, 0, 2)).
-    row("accelerated_scan_client.py", ("accelerated_scan",), "accelerated_scan:*/ref@fp32", 10,
-        fails_with="error: RuntimeError: shape '[1, 1, 0, 2]' is invalid"),
-    row("accelerated_scan_client.py", ("accelerated_scan",), "accelerated_scan:*/ref_from_length_2@fp32", 10,
-        ("default", "resets", "extreme")),
-    row("accelerated_scan_client.py", ("accelerated_scan", "triton"), "accelerated_scan:scan/triton_scalar@fp32", 3,
-        ("default", "resets")),
-    row("accelerated_scan_client.py", ("accelerated_scan", "triton"),
-        "accelerated_scan:complex_scan/triton_complex@fp32", 1),
-    row("fla_hgrn.py", ("fla", "triton"), "fla_hgrn:scan/{fused_recurrent,naive}@fp32", 10,
-        ("default", "long_memory", "clip")),
+    row(
+        "accelerated_scan_client.py",
+        ("accelerated_scan",),
+        "accelerated_scan:*/ref@fp32",
+        10,
+        fails_with="error: RuntimeError: shape '[1, 1, 0, 2]' is invalid",
+    ),
+    row(
+        "accelerated_scan_client.py",
+        ("accelerated_scan",),
+        "accelerated_scan:*/ref_from_length_2@fp32",
+        10,
+        ("default", "resets", "extreme"),
+    ),
+    row(
+        "accelerated_scan_client.py",
+        ("accelerated_scan", "triton"),
+        "accelerated_scan:scan/triton_scalar@fp32",
+        3,
+        ("default", "resets"),
+    ),
+    row(
+        "accelerated_scan_client.py",
+        ("accelerated_scan", "triton"),
+        "accelerated_scan:complex_scan/triton_complex@fp32",
+        1,
+    ),
+    row(
+        "fla_hgrn.py",
+        ("fla", "triton"),
+        "fla_hgrn:scan/{fused_recurrent,naive}@fp32",
+        10,
+        ("default", "long_memory", "clip"),
+    ),
     row("fla_hgrn.py", ("fla", "triton"), "fla_hgrn:scan/chunk@fp32", 3, gpu_only=GPU_ONLY),
 ]
 
@@ -61,8 +107,15 @@ def test_public_client(client, packages, backends, cases, regimes, fails_with, g
         pytest.skip(f"not installed: {', '.join(missing)} (python/constraints.txt pins it; ci/bootstrap.sh)")
     if gpu_only and not _has_gpu():
         pytest.skip(gpu_only)
-    result = scancheck.fuzz(CLIENTS / client, backends, cases=SOAK or cases, regimes=() if SOAK else regimes,
-                            findings=tmp_path, keep_going=bool(SOAK), timeout=600)
+    result = scancheck.fuzz(
+        CLIENTS / client,
+        backends,
+        cases=SOAK or cases,
+        regimes=() if SOAK else regimes,
+        findings=tmp_path,
+        keep_going=bool(SOAK),
+        timeout=600,
+    )
     report = "\n".join(map(str, result.failures)) or result.output[-4000:]
     if fails_with is None:
         assert result.passed, report

@@ -7,7 +7,7 @@ import pytest
 
 import scancheck
 
-USER_TESTS = '''
+USER_TESTS = """
 import numpy as np
 import scancheck
 
@@ -35,7 +35,7 @@ def loop(a, b, h0):
 
 def test_an_ordinary_test():
     assert loop.name == "scan/loop@fp32"
-'''
+"""
 
 
 def write_user_tests(pytester, drop_dh_last):
@@ -59,25 +59,35 @@ def test_a_correct_kernel_passes(pytester):
 def test_a_dropped_dh_last_fails_with_the_shrunk_case_and_a_repro_that_replays_it(pytester):
     write_user_tests(pytester, drop_dh_last=True)
     findings = pytester.path / "found"
-    result = pytester.runpytest("--scancheck", "--scancheck-cases", "40", "--scancheck-findings", str(findings),
-                                "--junitxml", "junit.xml")
+    result = pytester.runpytest(
+        "--scancheck", "--scancheck-cases", "40", "--scancheck-findings", str(findings), "--junitxml", "junit.xml"
+    )
     result.assert_outcomes(passed=1, failed=1)
-    result.stdout.fnmatch_lines(["FAIL mykernels:scan/loop@fp32 after * cases, shrunk in * steps to --arch scan *",
-                                 "*where: only where dh_last matters*", "*repro: * check --worker *"])
+    result.stdout.fnmatch_lines(
+        [
+            "FAIL mykernels:scan/loop@fp32 after * cases, shrunk in * steps to --arch scan *",
+            "*where: only where dh_last matters*",
+            "*repro: * check --worker *",
+        ]
+    )
     assert "<failure" in (pytester.path / "junit.xml").read_text()
     repro = next(line.split("repro: ", 1)[1] for line in result.outlines if "repro: " in line)
     command = shlex.split(repro)
     assert command[:2] == ["scancheck", "check"]
-    replay = subprocess.run([scancheck.executable(), *command[1:]], capture_output=True, text=True, check=False,
-                            cwd=pytester.path)
+    replay = subprocess.run(
+        [scancheck.executable(), *command[1:]], capture_output=True, text=True, check=False, cwd=pytester.path
+    )
     assert replay.returncode == 1, replay.stdout + replay.stderr
     assert "FAIL" in replay.stdout
 
 
-@pytest.mark.parametrize(("option", "value", "message"), [
-    ("--scancheck-regimes", "tepid", "unknown regime"),
-    ("--scancheck-time", "soon", "soon"),
-])
+@pytest.mark.parametrize(
+    ("option", "value", "message"),
+    [
+        ("--scancheck-regimes", "tepid", "unknown regime"),
+        ("--scancheck-time", "soon", "soon"),
+    ],
+)
 def test_bad_options_fail_with_one_message(pytester, option, value, message):
     write_user_tests(pytester, drop_dh_last=False)
     result = pytester.runpytest("--scancheck", option, value)
@@ -87,7 +97,8 @@ def test_bad_options_fail_with_one_message(pytester, option, value, message):
 
 def test_the_fixture_fuzzes_from_a_users_own_test(pytester):
     write_user_tests(pytester, drop_dh_last=True)
-    pytester.makepyfile(test_own="""
+    pytester.makepyfile(
+        test_own="""
         from test_scan_kernels import loop
 
         def test_loop_is_caught(scancheck_fuzz):
@@ -95,6 +106,7 @@ def test_the_fixture_fuzzes_from_a_users_own_test(pytester):
             assert not result.passed
             assert result.failures[0].backend == "mykernels:scan/loop@fp32"
             assert result.failures[0].repro
-    """)
+    """
+    )
     result = pytester.runpytest("test_own.py")
     result.assert_outcomes(passed=1)  # the imported backend is not collected a second time

@@ -8,7 +8,6 @@ examples/torch_worker.py. Without a GPU the kernels run under Triton's interpret
 TRITON_INTERPRET=1), whose Python loop over every element of a tile is slow: the constraints keep cases small.
 """
 
-
 import pytest
 
 import scancheck
@@ -46,11 +45,22 @@ def _triton_chunk16_drops_last_step(a, b, h0):
 
 
 @scancheck.backend("rglru", variant="triton_chunk16_layer", constraints=INTERPRETER_BUDGET)
-def triton_chunk16_layer(x, segment_pos, h0, a_param, input_gate_w, input_gate_b, a_gate_w, a_gate_b, heads,
-                         sqrt_gradient):
-    return torch_worker().rg_lru(x, segment_pos, h0, a_param, input_gate_w, input_gate_b, a_gate_w, a_gate_b,
-                                  heads=heads, sqrt_gradient=sqrt_gradient,
-                                  scan=lambda at, u, state: chunked_scan(at, u, state, chunk=16))
+def triton_chunk16_layer(
+    x, segment_pos, h0, a_param, input_gate_w, input_gate_b, a_gate_w, a_gate_b, heads, sqrt_gradient
+):
+    return torch_worker().rg_lru(
+        x,
+        segment_pos,
+        h0,
+        a_param,
+        input_gate_w,
+        input_gate_b,
+        a_gate_w,
+        a_gate_b,
+        heads=heads,
+        sqrt_gradient=sqrt_gradient,
+        scan=lambda at, u, state: chunked_scan(at, u, state, chunk=16),
+    )
 
 
 def test_a_dropped_dh_last_is_caught_with_its_cause(scancheck_fuzz, tmp_path):

@@ -11,6 +11,7 @@ pages), so the ratio says what merging costs beyond handling the merged report o
 
 Usage: merge_bench.py SCANCHECK [SHARDS] [--scale K]   (one line per figure; exit 1 over the budget)
 """
+
 import json
 import os
 import resource
@@ -37,14 +38,18 @@ def main():
     if "--scale" in args:
         i = args.index("--scale")
         scale = int(args[i + 1])
-        del args[i:i + 2]
+        del args[i : i + 2]
     scancheck = os.path.abspath(args[0])
     shards = int(args[1]) if len(args) > 1 else 64
     work = tempfile.mkdtemp(prefix="merge_bench.")
     try:
         base_dir = os.path.join(work, "base")
-        subprocess.run([scancheck, "report", "--preset", "quick", "--lengths", "2", "--out", base_dir],
-                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run(
+            [scancheck, "report", "--preset", "quick", "--lengths", "2", "--out", base_dir],
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         base = json.load(open(os.path.join(base_dir, "report.json")))
         paths = []
         groups = len(base["cases"])
@@ -68,7 +73,9 @@ def main():
         render_s, _ = timed([scancheck, "render", merged, "--out", os.path.join(work, "rendered")])
         merged_rows = len(json.load(open(merged))["rows"])
         assert merged_rows == rows, (merged_rows, rows)
-        print(f"merge_bench: {shards} shards x {min(scale, groups)} case(s), {rows} rows, {megabytes:.0f} MiB of report.json")
+        print(
+            f"merge_bench: {shards} shards x {min(scale, groups)} case(s), {rows} rows, {megabytes:.0f} MiB of report.json"
+        )
         print(f"merge_bench: merge {merge_s:.2f} s (budget 10 s), peak memory {merge_mib:.0f} MiB (budget 1024 MiB)")
         print(f"merge_bench: render of the merged report {render_s:.2f} s; merge / render = {merge_s / render_s:.2f}x")
         return 0 if scale > 1 or (merge_s < 10 and merge_mib < 1024) else 1

@@ -3,6 +3,7 @@
 """The worker of worker_bench: computes nothing. Its run links the outputs prepared in OUTPUTS_DIR into
 `out` and answers, so what worker_bench times is scancheck's side of the protocol (writing the case,
 the messages, reading the outputs) and not a kernel.  Usage: null_worker.py OUTPUTS_DIR ARCHITECTURE"""
+
 import json
 import os
 import sys

@@ -29,6 +29,7 @@ numpy example (examples/numpy_worker.py) unless the mode says otherwise:
                      Slurm array task, else "0"), waits while GATE/hold exists, then computes it
                      with the numpy example                                   -> pass, when the test lets it
 """
+
 import json
 import os
 import signal
@@ -40,8 +41,16 @@ import numpy as np  # noqa: E402
 import numpy_worker  # noqa: E402
 
 MODE = sys.argv[1]
-CONSTRAINTS = {"width_multiple": 4, "max_length": 40, "max_batch": 2, "heads": [1, 2], "h0": False,
-               "dh_last": False, "resets": False, "sqrt_gradient": ["bounded"]}
+CONSTRAINTS = {
+    "width_multiple": 4,
+    "max_length": 40,
+    "max_batch": 2,
+    "heads": [1, 2],
+    "h0": False,
+    "dh_last": False,
+    "resets": False,
+    "sqrt_gradient": ["bounded"],
+}
 
 
 def hello():
@@ -85,8 +94,9 @@ def example_outputs(meta, t, backward=True):
         inputs = {k: v for k, v in t.items() if k not in ("dy", "dh_last")}
         inputs.setdefault("h0", np.zeros((t["x"].shape[0], t["x"].shape[2]), np.float32))
         h = numpy_worker.rglru(**inputs, heads=meta["heads"], sqrt_gradient=meta["sqrt_gradient"])
-        grads = numpy_worker.rglru(**inputs, heads=meta["heads"], sqrt_gradient=meta["sqrt_gradient"], dy=t["dy"],
-                                   dh_last=t.get("dh_last"))
+        grads = numpy_worker.rglru(
+            **inputs, heads=meta["heads"], sqrt_gradient=meta["sqrt_gradient"], dy=t["dy"], dh_last=t.get("dh_last")
+        )
         named = {("d" if len(k) <= 2 else "d_") + k: v for k, v in grads.items()}
     outputs = {"h" if meta["architecture"] == "scan" else "y": h, "h_last": h[:, -1]}
     if backward:

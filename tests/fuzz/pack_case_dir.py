@@ -3,13 +3,29 @@
 
 Usage: pack_case_dir.py CASE_DIR OUT_FILE   (file indices as in case_dir_fuzz.cpp's case_files)
 """
+
 import pathlib
 import struct
 import sys
 
-CASE_FILES = ["case.json", "x.npy", "a.npy", "b.npy", "h0.npy", "dh.npy", "dh_last.npy", "dy.npy",
-              "a_param.npy", "a_imag_param.npy", "a_gate_w.npy", "a_gate_b.npy", "input_gate_w.npy",
-              "input_gate_b.npy", "segment_pos.npy", "unexpected.npy"]
+CASE_FILES = [
+    "case.json",
+    "x.npy",
+    "a.npy",
+    "b.npy",
+    "h0.npy",
+    "dh.npy",
+    "dh_last.npy",
+    "dy.npy",
+    "a_param.npy",
+    "a_imag_param.npy",
+    "a_gate_w.npy",
+    "a_gate_b.npy",
+    "input_gate_w.npy",
+    "input_gate_b.npy",
+    "segment_pos.npy",
+    "unexpected.npy",
+]
 
 
 def pack(case_dir: pathlib.Path) -> bytes:

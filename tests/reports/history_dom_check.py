@@ -18,6 +18,7 @@ backward run crashed on night 25. From the DOM:
   - the x axis names every report by short revision and date.
 Prints what it measured; exits 1 on the first failed check.
 """
+
 import html.parser
 import pathlib
 import re
@@ -81,8 +82,11 @@ def fail(message):
 
 
 def plots(root, backend):
-    return {svg.attrs.get("data-tensor"): svg for svg in root.find_all("svg", "trend")
-            if svg.attrs.get("data-backend") == backend}
+    return {
+        svg.attrs.get("data-tensor"): svg
+        for svg in root.find_all("svg", "trend")
+        if svg.attrs.get("data-backend") == backend
+    }
 
 
 def error_dots(svg):
@@ -115,16 +119,19 @@ def check_worse(root):
         before = [y for r, y in dots.items() if r < WORSE_FROM]
         after = [y for r, y in dots.items() if r >= WORSE_FROM]
         gap = min(before) - max(after)  # y grows downwards: the lowest dot after above the highest before
-        print(f"{WORSE} {tensor}: {len(dots)} dots, y {min(before):.1f}..{max(before):.1f} before revision "
-              f"{WORSE_FROM}, {min(after):.1f}..{max(after):.1f} after: rises by at least {gap:.1f} px")
+        print(
+            f"{WORSE} {tensor}: {len(dots)} dots, y {min(before):.1f}..{max(before):.1f} before revision "
+            f"{WORSE_FROM}, {min(after):.1f}..{max(after):.1f} after: rises by at least {gap:.1f} px"
+        )
         if gap < 30:
             fail(f"{WORSE} {tensor}: the dots after revision {WORSE_FROM} do not all lie 30 px above those before")
         marks = markers(svg)
         if sorted(marks) != list(range(WORSE_FROM, REPORTS)):
             fail(f"{WORSE} {tensor}: failure markers on reports {sorted(marks)}, expected {WORSE_FROM}..{REPORTS - 1}")
         for report, tooltip in marks.items():
-            if not re.fullmatch(rf"fail: {re.escape(tensor)}: bound ratio [\d.]+ > 4 at \[0, 2, 1\] \(\w+\+? [\d-]+\)",
-                                tooltip):
+            if not re.fullmatch(
+                rf"fail: {re.escape(tensor)}: bound ratio [\d.]+ > 4 at \[0, 2, 1\] \(\w+\+? [\d-]+\)", tooltip
+            ):
                 fail(f"{WORSE} {tensor}: report {report}'s marker says '{tooltip}'")
 
 

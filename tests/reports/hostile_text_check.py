@@ -13,6 +13,7 @@ Where cmark-gfm (GitHub's Markdown parser; Debian's cmark-gfm) is installed, rep
 GitHub does, inline HTML allowed: only the elements report.md writes may come out (no emphasis, code,
 link or image of the payloads), the payloads show as text, and a table cell keeps its '|'.
 """
+
 import html.parser
 import pathlib
 import re
@@ -75,8 +76,9 @@ def markdown_problems(md):
         if header is None:
             header, tables = column_separators(line), tables + 1
         if column_separators(line) != header:
-            problems.append(f"report.md table line of {column_separators(line)} column separators, "
-                            f"not {header}: {line}")
+            problems.append(
+                f"report.md table line of {column_separators(line)} column separators, not {header}: {line}"
+            )
     if tables < 2:
         problems.append(f"report.md has {tables} tables, not the facts and a verdict table")
     if "| pwn-ed\\_:rglru/\\_PWNED\\_.x+y-@fp32 |" not in md:
@@ -89,11 +91,31 @@ def rendered_markdown_problems(md_path):
     if cmark is None:
         print("cmark-gfm is not installed: report.md was not rendered (Debian: apt-get install cmark-gfm)")
         return []
-    rendered = subprocess.run([cmark, "--unsafe", "-e", "table", "-e", "strikethrough", "-e", "autolink", md_path],
-                              capture_output=True, text=True, check=True).stdout
+    rendered = subprocess.run(
+        [cmark, "--unsafe", "-e", "table", "-e", "strikethrough", "-e", "autolink", md_path],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     dom = parse(md_path, rendered)
-    written = {"h1", "h2", "h3", "p", "strong", "table", "thead", "tbody", "tr", "th", "td", "ul", "li", "br",
-               "details", "summary"}
+    written = {
+        "h1",
+        "h2",
+        "h3",
+        "p",
+        "strong",
+        "table",
+        "thead",
+        "tbody",
+        "tr",
+        "th",
+        "td",
+        "ul",
+        "li",
+        "br",
+        "details",
+        "summary",
+    }
     problems = [f"report.md renders a <{tag}> element" for tag in sorted(dom.tags - written)]
     text = "".join(dom.text)
     label = SCRIPT + " | *bold* [x](javascript:alert(1))"
@@ -112,8 +134,10 @@ def main():
         return 2
     for control in sys.argv[3:]:
         if parse(control).title != "PWNED":
-            print(f"the control page {control} did not come out PWNED: this browser ran no script, "
-                  "so it cannot tell whether the report runs one")
+            print(
+                f"the control page {control} did not come out PWNED: this browser ran no script, "
+                "so it cannot tell whether the report runs one"
+            )
             return 1
     dom = parse(sys.argv[1])
     text = "".join(dom.text)
@@ -121,8 +145,9 @@ def main():
     # The title shows the label, payload and all, as text; a script that ran made it PWNED.
     if dom.title == "PWNED" or not dom.title.startswith("scancheck tolerance report"):
         problems.append(f"a script ran: the page's title is {dom.title!r}")
-    problems += [f"the page holds a <{tag}> element" for tag in ("script", "img", "iframe", "object")
-                 if tag in dom.tags]
+    problems += [
+        f"the page holds a <{tag}> element" for tag in ("script", "img", "iframe", "object") if tag in dom.tags
+    ]
     problems += [f"the page holds an event handler: {h}" for h in dom.handlers]
     for payload in (SCRIPT, IMAGE, BACKEND):
         if payload not in text:

@@ -9,14 +9,15 @@ not interlaced, all five scanline filters. The image passes when it is at least 
 its pixels are not white, it has at least 20 distinct colours, and it holds a patch of the verdict
 banner's red or green. Prints what it measured either way.
 """
+
 import collections
 import struct
 import sys
 import zlib
 
 MIN_WIDTH, MIN_HEIGHT = 800, 600
-MIN_INK = 0.02           # fraction of pixels that are not white
-MIN_COLOURS = 20         # distinct colours
+MIN_INK = 0.02  # fraction of pixels that are not white
+MIN_COLOURS = 20  # distinct colours
 MIN_BANNER_PIXELS = 2000  # red or green pixels: the PASS / FAIL banner is tens of thousands
 
 
@@ -30,9 +31,9 @@ def chunks(data):
         raise NotAPng("no PNG signature")
     at = 8
     while at + 12 <= len(data):
-        length, kind = struct.unpack(">I4s", data[at:at + 8])
-        payload = data[at + 8:at + 8 + length]
-        (crc,) = struct.unpack(">I", data[at + 8 + length:at + 12 + length])
+        length, kind = struct.unpack(">I4s", data[at : at + 8])
+        payload = data[at + 8 : at + 8 + length]
+        (crc,) = struct.unpack(">I", data[at + 8 + length : at + 12 + length])
         if zlib.crc32(kind + payload) != crc:
             raise NotAPng(f"bad CRC in chunk {kind!r}")
         yield kind, payload
@@ -110,14 +111,15 @@ def decode(data):
     rows = []
     for y in range(height):
         kind = pixels[y * (stride + 1)]
-        raw = pixels[y * (stride + 1) + 1:(y + 1) * (stride + 1)]
+        raw = pixels[y * (stride + 1) + 1 : (y + 1) * (stride + 1)]
         if kind == 0:
             row = raw
         elif kind == 1:
             row = unfilter_sub(raw, bpp, low, high)
         elif kind == 2:
             row = add_bytes(int.from_bytes(raw, "little"), int.from_bytes(prev, "little"), low, high).to_bytes(
-                stride, "little")
+                stride, "little"
+            )
         elif kind == 3:
             row = unfilter_average(raw, prev, bpp)
         elif kind == 4:
@@ -132,13 +134,13 @@ def decode(data):
 def rgb_pixels(row, bpp):
     """The row's pixels as 3-byte RGB, RGBA composited over white."""
     if bpp == 3:
-        return [row[i:i + 3] for i in range(0, len(row), 3)]
+        return [row[i : i + 3] for i in range(0, len(row), 3)]
     if row[3::4].count(255) == len(row) // 4:
-        return [row[i:i + 3] for i in range(0, len(row), 4)]
+        return [row[i : i + 3] for i in range(0, len(row), 4)]
     out = []
     for i in range(0, len(row), 4):
         a = row[i + 3]
-        out.append(bytes((c * a + 255 * (255 - a)) // 255 for c in row[i:i + 3]))
+        out.append(bytes((c * a + 255 * (255 - a)) // 255 for c in row[i : i + 3]))
     return out
 
 
@@ -166,8 +168,10 @@ def main():
     total = width * height
     ink = 1 - counts[b"\xff\xff\xff"] / total
     banner = sum(n for rgb, n in counts.items() if is_banner_colour(rgb))
-    print(f"{path}: {width} x {height}, {bpp * 8}-bit pixels, {ink:.1%} not white, {len(counts)} colours, "
-          f"{banner} red/green banner pixels")
+    print(
+        f"{path}: {width} x {height}, {bpp * 8}-bit pixels, {ink:.1%} not white, {len(counts)} colours, "
+        f"{banner} red/green banner pixels"
+    )
     problems = []
     if width < MIN_WIDTH or height < MIN_HEIGHT:
         problems.append(f"smaller than {MIN_WIDTH} x {MIN_HEIGHT}")

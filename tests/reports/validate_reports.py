@@ -8,6 +8,7 @@ Every *.json file under DIR must be a scancheck report and valid under the schem
 first checks that the validator rejects broken copies of a real report, so it cannot pass by accepting
 everything. Exit 77 (skipped) when python3-jsonschema is missing.
 """
+
 import copy
 import json
 import pathlib

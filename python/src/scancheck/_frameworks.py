@@ -59,8 +59,9 @@ class Framework:
     def forward(self, forward: Forward, inputs: Mapping[str, Any]) -> tuple[tuple[Any, ...], Timings]:
         return forward(inputs), Timings()
 
-    def vjp(self, forward: Forward, inputs: Mapping[str, Any], differentiable: list[str],
-            cotangents: tuple[Any, ...]) -> tuple[tuple[Any, ...], dict[str, Any], Timings]:
+    def vjp(
+        self, forward: Forward, inputs: Mapping[str, Any], differentiable: list[str], cotangents: tuple[Any, ...]
+    ) -> tuple[tuple[Any, ...], dict[str, Any], Timings]:
         raise AssertionError("unreachable: Backend refuses a numpy backward without backward=")
 
 
@@ -110,18 +111,27 @@ class Torch(Framework):
             outputs, ms = self._timed(lambda: forward(inputs))
         return outputs, Timings(forward_ms=ms)
 
-    def vjp(self, forward: Forward, inputs: Mapping[str, Any], differentiable: list[str],
-            cotangents: tuple[Any, ...]) -> tuple[tuple[Any, ...], dict[str, Any], Timings]:
+    def vjp(
+        self, forward: Forward, inputs: Mapping[str, Any], differentiable: list[str], cotangents: tuple[Any, ...]
+    ) -> tuple[tuple[Any, ...], dict[str, Any], Timings]:
         leaves = {k: (v.clone().requires_grad_(True) if k in differentiable else v) for k, v in inputs.items()}
         outputs, forward_ms = self._timed(lambda: forward(leaves))
         # An output cut from the graph (detached) passes no cotangent back: what the kernel does, not an error.
         pairs = [(o, c) for o, c in zip(outputs, cotangents, strict=True) if c is not None and o.requires_grad]
         wrt = [leaves[k] for k in differentiable]
-        grads, backward_ms = self._timed(lambda: self.torch.autograd.grad(
-            [o for o, _ in pairs], wrt, grad_outputs=[c.to(o.dtype) for o, c in pairs], allow_unused=True)
-            if pairs else [None] * len(wrt))
-        gradients = {k: (g if g is not None else self.torch.zeros_like(leaves[k])) for k, g in zip(differentiable,
-                                                                                                   grads, strict=True)}
+        grads, backward_ms = self._timed(
+            lambda: (
+                self.torch.autograd.grad(
+                    [o for o, _ in pairs], wrt, grad_outputs=[c.to(o.dtype) for o, c in pairs], allow_unused=True
+                )
+                if pairs
+                else [None] * len(wrt)
+            )
+        )
+        gradients = {
+            k: (g if g is not None else self.torch.zeros_like(leaves[k]))
+            for k, g in zip(differentiable, grads, strict=True)
+        }
         return tuple(o.detach() for o in outputs), gradients, Timings(forward_ms, backward_ms)
 
 
@@ -155,8 +165,9 @@ class Jax(Framework):
         outputs = self.jax.block_until_ready(forward(inputs))
         return outputs, Timings(forward_ms=self._gpu_ms(start))
 
-    def vjp(self, forward: Forward, inputs: Mapping[str, Any], differentiable: list[str],
-            cotangents: tuple[Any, ...]) -> tuple[tuple[Any, ...], dict[str, Any], Timings]:
+    def vjp(
+        self, forward: Forward, inputs: Mapping[str, Any], differentiable: list[str], cotangents: tuple[Any, ...]
+    ) -> tuple[tuple[Any, ...], dict[str, Any], Timings]:
         fixed = {k: v for k, v in inputs.items() if k not in differentiable}
 
         def of_differentiable(*values: Any) -> tuple[Any, ...]:
@@ -167,8 +178,10 @@ class Jax(Framework):
         outputs = self.jax.block_until_ready(outputs)
         forward_ms = self._gpu_ms(start)
         # JAX's cotangent of a complex value is the conjugate of PyTorch's (the spec's convention).
-        ct = tuple(self.jax.numpy.zeros_like(o) if c is None else c.astype(o.dtype).conj()
-                   for o, c in zip(outputs, cotangents, strict=True))
+        ct = tuple(
+            self.jax.numpy.zeros_like(o) if c is None else c.astype(o.dtype).conj()
+            for o, c in zip(outputs, cotangents, strict=True)
+        )
         start = time.perf_counter()
         grads = self.jax.block_until_ready(pullback(ct))
         gradients = {k: g.conj() for k, g in zip(differentiable, grads, strict=True)}

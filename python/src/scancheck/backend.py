@@ -36,9 +36,23 @@ from scancheck.conventions import ComplexLayout, Conventions, PackedSequences, R
 IoDtype = Literal["float32", "bfloat16"]
 Pass = Literal["forward", "backward"]
 #: The constraint keys of worker protocol 1 (docs/foreign-backends.md).
-CONSTRAINT_KEYS = frozenset({"width_multiple", "max_width", "max_length", "max_batch", "heads", "sqrt_gradient",
-                             "h0", "dh_last", "resets", "min_length", "length_multiple", "positive_decays",
-                             "resets_at_start"})
+CONSTRAINT_KEYS = frozenset(
+    {
+        "width_multiple",
+        "max_width",
+        "max_length",
+        "max_batch",
+        "heads",
+        "sqrt_gradient",
+        "h0",
+        "dh_last",
+        "resets",
+        "min_length",
+        "length_multiple",
+        "positive_decays",
+        "resets_at_start",
+    }
+)
 _DTYPE_TOKENS = {"float32": "fp32", "bfloat16": "bf16"}
 #: Facts of a case (case.json) a kernel function may take as parameters besides its tensors.
 CASE_FACTS = ("heads", "sqrt_gradient")
@@ -78,26 +92,33 @@ class Backend:
         names = {t.name for t in spec.inputs if t.role != "positions"} | set(CASE_FACTS) | set(self._reset_parameter)
         strangers = [p for p in self.parameters if p not in names]
         if strangers:
-            raise ValueError(f"{self.variant}: parameter(s) {strangers} are not inputs of {spec.name} "
-                             f"(its inputs: {', '.join(sorted(names - set(CASE_FACTS)))}; "
-                             f"and {', '.join(CASE_FACTS)})")
+            raise ValueError(
+                f"{self.variant}: parameter(s) {strangers} are not inputs of {spec.name} "
+                f"(its inputs: {', '.join(sorted(names - set(CASE_FACTS)))}; "
+                f"and {', '.join(CASE_FACTS)})"
+            )
         if "h0" not in self.parameters and self.constraints.get("h0", False):
             raise ValueError(f"{self.variant}: constraints say h0 is taken, but the kernel has no h0 parameter")
         gradients = {t.gradient for t in spec.differentiable}
         if set(self.omits) - gradients:
-            raise ValueError(f"{self.variant}: omits {sorted(set(self.omits) - gradients)}, which are not gradients "
-                             f"of {spec.name} (its gradients: {', '.join(sorted(gradients))})")
+            raise ValueError(
+                f"{self.variant}: omits {sorted(set(self.omits) - gradients)}, which are not gradients "
+                f"of {spec.name} (its gradients: {', '.join(sorted(gradients))})"
+            )
         if self.framework == "numpy" and "backward" in self.passes and self.backward is None:
             raise ValueError(f"{self.variant}: numpy has no autodiff: pass backward=, or passes=('forward',)")
 
     def _check_resets(self, spec: ArchitectureSpec) -> None:
         resets = self.conventions.resets
         if resets != "segment_pos" and not any(t.role == "positions" for t in spec.inputs):
-            raise ValueError(f"{self.variant}: resets='{resets}' is for the RG-LRU layers; {spec.name} resets "
-                             "through zero decays")
+            raise ValueError(
+                f"{self.variant}: resets='{resets}' is for the RG-LRU layers; {spec.name} resets through zero decays"
+            )
         if resets == "cu_seqlens" and "h0" in self.parameters:
-            raise ValueError(f"{self.variant}: a packed kernel (resets='cu_seqlens') starts every sequence with a "
-                             "reset, which ignores an initial state: drop its h0 parameter")
+            raise ValueError(
+                f"{self.variant}: a packed kernel (resets='cu_seqlens') starts every sequence with a "
+                "reset, which ignores an initial state: drop its h0 parameter"
+            )
 
     @property
     def _reset_parameter(self) -> tuple[str, ...]:
@@ -137,8 +158,14 @@ class Backend:
             constraints["h0"] = False  # a kernel that cannot take an initial state is never given one
         if self.conventions.resets == "cu_seqlens":
             constraints["resets_at_start"] = True  # every packed sequence starts afresh: a reset
-        declared = {"variant": self.variant, "architecture": self.architecture, "io_dtype": self.io_dtype,
-                    "passes": list(self.passes), "deterministic": self.deterministic, "constraints": constraints}
+        declared = {
+            "variant": self.variant,
+            "architecture": self.architecture,
+            "io_dtype": self.io_dtype,
+            "passes": list(self.passes),
+            "deterministic": self.deterministic,
+            "constraints": constraints,
+        }
         if self.decays != "linear":
             declared["decays"] = self.decays
         if self.omitted_gradients:
@@ -154,12 +181,22 @@ class Backend:
         return timings
 
 
-def backend(architecture: str, *, variant: str | None = None, io_dtype: IoDtype = "float32",
-            framework: FrameworkName = "torch", layout: str = "B L W", complex_layout: ComplexLayout = "merged",
-            decays: Decays = "linear", resets: Resets = "segment_pos",
-            passes: tuple[Pass, ...] = ("forward", "backward"), deterministic: bool = True,
-            constraints: Mapping[str, Any] | None = None, backward: Callable[..., Mapping[str, Any]] | None = None,
-            omits: tuple[str, ...] = ()) -> Callable[[Callable[..., Any]], Backend]:
+def backend(
+    architecture: str,
+    *,
+    variant: str | None = None,
+    io_dtype: IoDtype = "float32",
+    framework: FrameworkName = "torch",
+    layout: str = "B L W",
+    complex_layout: ComplexLayout = "merged",
+    decays: Decays = "linear",
+    resets: Resets = "segment_pos",
+    passes: tuple[Pass, ...] = ("forward", "backward"),
+    deterministic: bool = True,
+    constraints: Mapping[str, Any] | None = None,
+    backward: Callable[..., Mapping[str, Any]] | None = None,
+    omits: tuple[str, ...] = (),
+) -> Callable[[Callable[..., Any]], Backend]:
     """Declares the decorated kernel function as a backend of `architecture`; `variant` defaults to its name.
 
     Worker protocol 1's constraints (`width_multiple`, `max_length`, `h0`, `dh_last`, `resets`, ...) keep
@@ -174,9 +211,20 @@ def backend(architecture: str, *, variant: str | None = None, io_dtype: IoDtype 
     """
 
     def declare(kernel: Callable[..., Any]) -> Backend:
-        return Backend(kernel, architecture, variant or kernel.__name__, io_dtype, framework,
-                       Conventions(layout, complex_layout, resets), passes, deterministic, dict(constraints or {}),
-                       backward, tuple(omits), decays)
+        return Backend(
+            kernel,
+            architecture,
+            variant or kernel.__name__,
+            io_dtype,
+            framework,
+            Conventions(layout, complex_layout, resets),
+            passes,
+            deterministic,
+            dict(constraints or {}),
+            backward,
+            tuple(omits),
+            decays,
+        )
 
     return declare
 
@@ -206,8 +254,10 @@ def _evaluate(b: Backend, case: _Case) -> tuple[dict[str, np.ndarray], Timings]:
     if case.meta["architecture"] != b.architecture:
         raise ValueError(f"a {case.meta['architecture']} case given to a {b.architecture} backend")
     if case.meta.get("decays", "linear") != b.decays:
-        raise ValueError(f"a case with decays '{case.meta.get('decays', 'linear')}' given to a backend that takes "
-                         f"them as '{b.decays}'")
+        raise ValueError(
+            f"a case with decays '{case.meta.get('decays', 'linear')}' given to a backend that takes "
+            f"them as '{b.decays}'"
+        )
     packed = PackedSequences.of(case.tensors["segment_pos"]) if conv.resets == "cu_seqlens" else None
 
     def to_kernel(name: str) -> Any:
@@ -257,8 +307,9 @@ def _state_from_steps(steps: Any, conv: Conventions, heads: int, fw: Any) -> Any
     return state.reshape(state.shape[0], heads, -1) if conv.splits_heads else state.reshape(state.shape[0], -1)
 
 
-def _to_spec(b: Backend, outputs: tuple[Any, ...], gradients: Mapping[str, Any],
-             packed: PackedSequences | None) -> dict[str, np.ndarray]:
+def _to_spec(
+    b: Backend, outputs: tuple[Any, ...], gradients: Mapping[str, Any], packed: PackedSequences | None
+) -> dict[str, np.ndarray]:
     spec, fw, conv = b.spec, framework(b.framework), b.conventions
 
     def back(name: str, value: Any) -> np.ndarray:

@@ -46,9 +46,11 @@ def executable() -> str:
         return explicit
     found = installed_executable() or shutil.which("scancheck")
     if found is None:
-        raise ScancheckNotFound("no scancheck executable: set SCANCHECK=/path/to/scancheck or put it on PATH "
-                                "(build it with `cmake --preset default && cmake --build build/default`, "
-                                "or `pip install .` at the repository root, which builds and installs it)")
+        raise ScancheckNotFound(
+            "no scancheck executable: set SCANCHECK=/path/to/scancheck or put it on PATH "
+            "(build it with `cmake --preset default && cmake --build build/default`, "
+            "or `pip install .` at the repository root, which builds and installs it)"
+        )
     return found
 
 
@@ -119,10 +121,21 @@ class FuzzResult:
         return self.returncode == 0
 
 
-def fuzz(target: str | Path, backends: str = "*", *, cases: int | None = None, time: str | None = None,
-         seed: int = 1, regimes: Sequence[str] = (), findings: str | Path = "findings", only: Sequence[str] = (),
-         provider: str | None = None, timeout: float | None = None, keep_going: bool = False,
-         extra_args: Sequence[str] = ()) -> FuzzResult:
+def fuzz(
+    target: str | Path,
+    backends: str = "*",
+    *,
+    cases: int | None = None,
+    time: str | None = None,
+    seed: int = 1,
+    regimes: Sequence[str] = (),
+    findings: str | Path = "findings",
+    only: Sequence[str] = (),
+    provider: str | None = None,
+    timeout: float | None = None,
+    keep_going: bool = False,
+    extra_args: Sequence[str] = (),
+) -> FuzzResult:
     """Fuzzes the backends `target` (a file or module) declares, matched by `backends` (a glob over names).
 
     `cases` is per group of backends with one architecture, io dtype and constraints: every backend is
@@ -134,8 +147,18 @@ def fuzz(target: str | Path, backends: str = "*", *, cases: int | None = None, t
     unknown = [r for r in regimes if r not in REGIMES]
     if unknown:
         raise ValueError(f"unknown regime(s) {unknown} (known: {', '.join(REGIMES)})")
-    command = [executable(), "fuzz", "--worker", worker_command(target, only, provider), "--backends", backends,
-               "--seed", str(seed), "--findings", str(findings)]
+    command = [
+        executable(),
+        "fuzz",
+        "--worker",
+        worker_command(target, only, provider),
+        "--backends",
+        backends,
+        "--seed",
+        str(seed),
+        "--findings",
+        str(findings),
+    ]
     if cases is not None:
         command += ["--cases", str(cases)]
     if time is not None:

@@ -151,8 +151,10 @@ class PackedSequences:
     def of(cls, segment_pos: np.ndarray) -> PackedSequences:
         batch, length = segment_pos.shape
         if (segment_pos[:, 0] != 0).any():
-            raise ValueError("packed sequences (resets='cu_seqlens') need every batch entry to start with a reset "
-                             "(segment_pos[b, 0] == 0); the backend declares constraint resets_at_start")
+            raise ValueError(
+                "packed sequences (resets='cu_seqlens') need every batch entry to start with a reset "
+                "(segment_pos[b, 0] == 0); the backend declares constraint resets_at_start"
+            )
         starts = np.flatnonzero(segment_pos.reshape(-1) == 0)
         return cls(batch, length, np.append(starts, batch * length).astype(np.int32))
 

@@ -159,8 +159,9 @@ def provenance_of(module: ModuleType) -> Provenance:
     if declared is None:
         declared = {}
     if not isinstance(declared, Mapping):
-        raise TypeError(f"SCANCHECK_PROVENANCE is a {type(declared).__name__}, not a dict of "
-                        f"{', '.join(PROVENANCE_KEYS)}")
+        raise TypeError(
+            f"SCANCHECK_PROVENANCE is a {type(declared).__name__}, not a dict of {', '.join(PROVENANCE_KEYS)}"
+        )
     unknown = sorted(str(k) for k in declared if k not in PROVENANCE_KEYS)
     if unknown:
         raise ValueError(f"SCANCHECK_PROVENANCE: unknown key(s) {unknown} (known: {', '.join(PROVENANCE_KEYS)})")
@@ -228,8 +229,14 @@ def _git_commit(file: Path) -> str | None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}  # a hook's GIT_DIR is not ours
 
     def git(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(["git", "-C", str(file.parent), *args], capture_output=True, text=True, env=env,
-                              timeout=GIT_TIMEOUT, check=False)
+        return subprocess.run(
+            ["git", "-C", str(file.parent), *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=GIT_TIMEOUT,
+            check=False,
+        )
 
     try:
         head = git("rev-parse", "HEAD")
@@ -257,8 +264,12 @@ class Server:
 
     def hello(self) -> dict[str, Any]:
         backends = list(self.backends.values())
-        answer = {"protocol": PROTOCOL_VERSION, "provider": self.provider,
-                  "backends": [b.declaration() for b in backends], "runtime": runtime_description(backends)}
+        answer = {
+            "protocol": PROTOCOL_VERSION,
+            "provider": self.provider,
+            "backends": [b.declaration() for b in backends],
+            "runtime": runtime_description(backends),
+        }
         if self.provenance:
             answer["provenance"] = dict(self.provenance)
         return answer

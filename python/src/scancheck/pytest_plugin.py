@@ -33,8 +33,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--scancheck-time", metavar="DURATION", help="fuzz each backend this long instead: 90s, 5m")
     group.addoption("--scancheck-seed", type=int, default=1, metavar="SEED", help="seed of the case stream")
     group.addoption("--scancheck-regimes", metavar="LIST", help=f"comma-separated, of: {', '.join(REGIMES)}")
-    group.addoption("--scancheck-findings", default="findings", metavar="DIR",
-                    help="where shrunk failing cases are saved (default ./findings)")
+    group.addoption(
+        "--scancheck-findings",
+        default="findings",
+        metavar="DIR",
+        help="where shrunk failing cases are saved (default ./findings)",
+    )
     group.addoption("--scancheck-timeout", type=float, metavar="SECONDS", help="seconds a kernel may take per run")
 
 
@@ -88,12 +92,18 @@ def pytest_pycollect_makeitem(collector: pytest.Collector, name: str, obj: objec
         return None
     if obj.kernel.__module__ != collector.obj.__name__:
         return None
-    return BackendItem.from_parent(collector, name=f"{name}[{obj.name}]", backend=obj, module_path=collector.path,
-                                   provider=provider_of(collector.obj))
+    return BackendItem.from_parent(
+        collector,
+        name=f"{name}[{obj.name}]",
+        backend=obj,
+        module_path=collector.path,
+        provider=provider_of(collector.obj),
+    )
 
 
-def _fuzz_with_options(config: pytest.Config, module_path: Path, backend: Backend, provider: str,
-                       **overrides: Any) -> FuzzResult:
+def _fuzz_with_options(
+    config: pytest.Config, module_path: Path, backend: Backend, provider: str, **overrides: Any
+) -> FuzzResult:
     regimes = config.getoption("scancheck_regimes")
     options: dict[str, Any] = {
         "cases": None if config.getoption("scancheck_time") else config.getoption("scancheck_cases"),

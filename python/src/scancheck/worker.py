@@ -30,8 +30,8 @@ from scancheck.protocol import (
 def serve_module(module: ModuleType, provider: str | None = None, only: Sequence[str] = ()) -> int:
     """Serves a module's backends on stdin and stdout until bye; what a worker file's `__main__` calls:
 
-        if __name__ == "__main__":
-            sys.exit(scancheck.worker.serve_module(sys.modules[__name__]))
+    if __name__ == "__main__":
+        sys.exit(scancheck.worker.serve_module(sys.modules[__name__]))
     """
     protocol_out, sys.stdout = sys.stdout, sys.stderr  # the protocol owns stdout; prints go to the log
     try:
@@ -52,8 +52,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("target", help="a Python file or a module that declares scancheck backends")
     parser.add_argument("args", nargs=argparse.REMAINDER, help="after --: the target's own arguments (its sys.argv)")
     parser.add_argument("--provider", help="the provider name (default: SCANCHECK_PROVIDER, else the file's name)")
-    parser.add_argument("--only", action="append", default=[],
-                        help="serve only this backend (architecture/variant@dtype); repeatable")
+    parser.add_argument(
+        "--only", action="append", default=[], help="serve only this backend (architecture/variant@dtype); repeatable"
+    )
     args = parser.parse_args(argv)
     sys.argv = [args.target, *(a for a in args.args if a != "--")]
     interpret_triton_without_gpu()

@@ -58,8 +58,9 @@ def loop_channels_first(a, b, h0):
     return forward_scan(a, b, h0, time_axis=2)
 
 
-@scancheck.backend("complex_scan", variant="loop_native_complex", framework="numpy", complex_layout="native",
-                   backward=_backward())
+@scancheck.backend(
+    "complex_scan", variant="loop_native_complex", framework="numpy", complex_layout="native", backward=_backward()
+)
 def loop_native_complex(a, b, h0):
     return forward_scan(a, b, h0)
 

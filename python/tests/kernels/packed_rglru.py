@@ -18,8 +18,9 @@ def sequence_starts(cu_seqlens: torch.Tensor, steps: int) -> torch.Tensor:
     return start.unsqueeze(-1)
 
 
-def packed_rglru(x, cu_seqlens, a_param, input_gate_w, input_gate_b, a_gate_w, a_gate_b, *, heads,
-                 leak_start_gradient=False):
+def packed_rglru(
+    x, cu_seqlens, a_param, input_gate_w, input_gate_b, a_gate_w, a_gate_b, *, heads, leak_start_gradient=False
+):
     """(y [1, T, W], final states [N, W]) of the RG-LRU over the packed sequences."""
     steps, width = x.shape[1], x.shape[2]
     xs = x[0].float()
@@ -41,4 +42,3 @@ def packed_rglru(x, cu_seqlens, a_param, input_gate_w, input_gate_b, a_gate_w, a
         states.append(h)
     y = torch.stack(states).unsqueeze(0)
     return y.to(x.dtype), y[0, cu_seqlens[1:].long() - 1]
-

@@ -21,6 +21,7 @@ sent to "constrained" is outside its constraints, also bad input):
     silent_exit         exits without answering
     stderr_then_exit    writes two lines to stderr, then exits without answering
 """
+
 import json
 import sys
 
