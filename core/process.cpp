@@ -223,6 +223,7 @@ struct Process::State {
   std::string program;
   pid_t pid = -1;
   bool own_group = false;
+  bool group_killed = false;  // once: after its leader is reaped, the group id may in time be another's
   std::optional<ExitStatus> ended;
   Fd input, output;       // Stdio::pipe of stdin and stdout
   Capture captures[2];    // Stdio::capture of stdout and stderr
@@ -387,7 +388,8 @@ void Process::signal(int number) {
 
 ExitStatus Process::kill() {
   State& s = *state_;
-  if (s.own_group || !poll()) s.send(SIGKILL);  // a group also when its leader has ended: its children
+  if (s.own_group ? !s.group_killed : !poll()) s.send(SIGKILL);  // a group also when its leader has ended
+  s.group_killed = s.own_group;
   if (!s.ended) s.ended = reap(s.pid);
   s.drain_captures();
   s.input.close();
