@@ -159,7 +159,8 @@ int wait_for_shards(std::vector<Shard> shards) {
       for (Shard& s : shards) s.process.signal(SIGTERM);
       passed_on = true;
     }
-    const auto ended = std::find_if(shards.begin(), shards.end(), [](Shard& s) { return s.process.poll().has_value(); });
+    const auto ended =
+        std::find_if(shards.begin(), shards.end(), [](Shard& s) { return s.process.poll().has_value(); });
     if (ended == shards.end()) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
       continue;
