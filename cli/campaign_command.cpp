@@ -3,12 +3,7 @@
 //! `scancheck campaign --shards N --out DIR [Slurm options] -- REPORT ARGS...` (cli/campaign.hpp): writes the
 //! job array and the merge job and submits both with sbatch (`--no-submit` only writes them).
 //! Exit codes: 0 submitted (or written), 2 bad input or sbatch refused.
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <cstdio>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -22,9 +17,8 @@
 #include "cli/options.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
+#include "core/process.hpp"
 #include "reports/model.hpp"
-
-extern char** environ;
 
 namespace scancheck::cli {
 namespace {
@@ -35,42 +29,19 @@ struct Options {
   bool submit = true;
 };
 
-//! All of a pipe's contents, then the pipe closed.
-std::string drain(int fd) {
-  std::string out;
-  char buffer[4096];
-  for (ssize_t n; (n = ::read(fd, buffer, sizeof buffer)) > 0;) out.append(buffer, static_cast<std::size_t>(n));
-  ::close(fd);
-  return out;
-}
-
 //! Runs `argv` (found on PATH) and returns its standard output; InputError with its standard error when it
 //! cannot start or fails (sbatch says why it refused a job there).
 std::string output_of(const std::vector<std::string>& argv) {
-  int out_fds[2], err_fds[2];
-  if (::pipe(out_fds) != 0 || ::pipe(err_fds) != 0) throw InputError("cannot create a pipe for sbatch");
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, out_fds[1], STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, err_fds[1], STDERR_FILENO);
-  for (const int fd : {out_fds[0], out_fds[1], err_fds[0], err_fds[1]}) posix_spawn_file_actions_addclose(&actions, fd);
-  std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = 0;
-  const int spawned = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  ::close(out_fds[1]);
-  ::close(err_fds[1]);
-  const std::string out = drain(out_fds[0]), err = drain(err_fds[0]);  // sbatch says little: no deadlock
-  if (spawned != 0)
-    throw InputError(fmt::format("cannot run '{}': {} (is Slurm installed here?)", argv[0], std::strerror(spawned)));
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    throw InputError(fmt::format("'{}' failed (exit {}): {}", fmt::join(argv, " "),
-                                 WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), err + out));
-  return out;
+  Finished finished;
+  try {
+    finished = run_to_end({.argv = argv});
+  } catch (const StartError& e) {
+    throw InputError(fmt::format("cannot run '{}': {} (is Slurm installed here?)", e.program, e.reason));
+  }
+  if (!finished.status.success())
+    throw InputError(fmt::format("'{}' failed (exit {}): {}", fmt::join(argv, " "), finished.status.shell_code(),
+                                 finished.errors + finished.output));
+  return finished.output;
 }
 
 std::filesystem::path this_executable() {

@@ -5,15 +5,12 @@
 //! `--devices` runs one shard per GPU, as child processes.
 //! Exit codes: 0 no finding, 1 findings, 2 bad input, 130 interrupted without findings.
 #include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
-#include <cstring>
-#include <map>
 #include <memory>
 #include <string>
 #include <thread>
@@ -29,10 +26,9 @@
 #include "core/case_request.hpp"
 #include "core/choices.hpp"
 #include "core/error.hpp"
+#include "core/process.hpp"
 #include "properties/differential.hpp"
 #include "properties/fuzz.hpp"
-
-extern char** environ;
 
 namespace scancheck::cli {
 namespace {
@@ -132,26 +128,49 @@ std::vector<std::string> shard_arguments(int device, std::size_t index, std::siz
   return args;
 }
 
-pid_t start_shard(const std::vector<std::string>& argv) {
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  sigset_t none, defaults;
-  sigemptyset(&none);
-  sigemptyset(&defaults);
-  sigaddset(&defaults, SIGINT);
-  sigaddset(&defaults, SIGTERM);
-  // The watcher thread blocks these signals in this process; a shard must receive them itself.
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-  posix_spawnattr_setsigmask(&attr, &none);
-  std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = 0;
-  const int failed = posix_spawn(&pid, args[0], nullptr, &attr, args.data(), environ);
-  posix_spawnattr_destroy(&attr);
-  if (failed) throw InputError(fmt::format("cannot start a fuzz shard: {}", std::strerror(failed)));
-  return pid;
+//! One shard of `fuzz --devices`.
+struct Shard {
+  Process process;
+  int device;
+};
+
+//! In scancheck's process group, so that a Ctrl-C at the terminal reaches the shards as well.
+Shard start_shard(int device, std::size_t index, std::size_t count) {
+  try {
+    return {Process({.argv = shard_arguments(device, index, count)}), device};
+  } catch (const StartError& e) {
+    throw InputError(fmt::format("cannot start a fuzz shard: {}", e.reason));
+  }
+}
+
+//! Bad input outranks failures, failures outrank an interruption.
+int worse_exit(int a, int b) {
+  const auto rank = [](int c) { return c == 2 ? 4 : c == 1 ? 3 : c == 130 ? 2 : c == 0 ? 0 : 1; };
+  return rank(b) > rank(a) ? b : a;
+}
+
+//! Waits for every shard, passing a signal here on to each (SIGTERM: it stops after its current case).
+//! Returns the worst exit code.
+int wait_for_shards(std::vector<Shard> shards) {
+  int worst = 0;
+  bool passed_on = false;
+  while (!shards.empty()) {
+    if (stop_on_interrupt().load() && !passed_on) {
+      for (Shard& s : shards) s.process.signal(SIGTERM);
+      passed_on = true;
+    }
+    const auto ended =
+        std::find_if(shards.begin(), shards.end(), [](Shard& s) { return s.process.poll().has_value(); });
+    if (ended == shards.end()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      continue;
+    }
+    const int code = ended->process.poll()->shell_code();
+    if (code != 0) std::printf("fuzz: the shard on device %d ended with exit code %d\n", ended->device, code);
+    worst = worse_exit(worst, code);
+    shards.erase(ended);
+  }
+  return worst;
 }
 
 //! `fuzz --devices`: one shard per GPU, each a copy of this command on its own device, all saving into the
@@ -162,33 +181,11 @@ int fuzz_on_devices(const Options& o) {
   if (!o.shard.text.empty() || o.executor.device >= 0)
     throw InputError("--devices chooses each shard's --device and --shard itself: drop those");
   const std::vector<int> devices = devices_of(o.devices);
-  std::map<pid_t, int> running;  // pid -> device
-  for (std::size_t i = 0; i < devices.size(); ++i) running[start_shard(shard_arguments(devices[i], i, devices.size()))] = devices[i];
+  std::vector<Shard> shards;
+  for (std::size_t i = 0; i < devices.size(); ++i) shards.push_back(start_shard(devices[i], i, devices.size()));
   std::printf("fuzz: %zu shards, one per device (%s), findings in %s\n", devices.size(),
               fmt::format("{}", fmt::join(devices, ", ")).c_str(), o.findings.c_str());
-  int worst = 0;
-  bool passed_on = false;
-  while (!running.empty()) {
-    if (stop_on_interrupt().load() && !passed_on) {
-      for (const auto& [pid, device] : running) ::kill(pid, SIGTERM);
-      passed_on = true;
-    }
-    int status = 0;
-    const pid_t pid = ::waitpid(-1, &status, WNOHANG);
-    if (pid <= 0) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      continue;
-    }
-    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    if (const auto it = running.find(pid); it != running.end()) {
-      if (code != 0) std::printf("fuzz: the shard on device %d ended with exit code %d\n", it->second, code);
-      running.erase(it);
-    }
-    // Bad input outranks failures, failures outrank an interruption.
-    const auto rank = [](int c) { return c == 2 ? 4 : c == 1 ? 3 : c == 130 ? 2 : c == 0 ? 0 : 1; };
-    if (rank(code) > rank(worst)) worst = code;
-  }
-  return worst;
+  return wait_for_shards(std::move(shards));
 }
 
 int run_fuzz(const Options& o) {

@@ -10,8 +10,8 @@
 #include <cstring>
 #include <thread>
 
-#include "backends/foreign/worker_process.hpp"
 #include "core/files.hpp"
+#include "core/process.hpp"
 
 namespace scancheck::cli {
 namespace {
@@ -30,7 +30,7 @@ sigset_t interrupt_signals() {
 const char* signal_name(int signal) { return signal == SIGINT ? "SIGINT" : "SIGTERM"; }
 
 [[noreturn]] void end_now(int signal) {
-  foreign::end_workers_for_exit();
+  end_process_groups_for_exit();  // the workers and their children
   discard_temporaries_for_exit();
   // On a terminal the progress line may be live: end it first.
   std::fprintf(stderr, "%sscancheck: interrupted by %s: stopped without writing a partial output\n",

@@ -15,7 +15,7 @@
 namespace scancheck::cli {
 
 //! Blocks SIGINT and SIGTERM in every thread and starts the watcher. First thing in main, before any
-//! other thread exists (threads inherit the mask; child processes get a clean one, see worker_process).
+//! other thread exists (threads inherit the mask; child processes get a clean one, see core/process.hpp).
 void watch_interrupts();
 
 //! Declares the caller cooperative and returns the flag the first signal sets.

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
-//! One worker process (foreign-backends.md, "Worker protocol"): started without a shell in a process
-//! group of its own, one line at a time on its stdin and stdout, its stderr kept as a log whose last lines
-//! go into failing rows and findings. Every wait has a deadline; ending the worker ends its whole group,
-//! so a worker's own children (a Python interpreter's helpers, a CUDA MPS client) go with it.
+//! One worker process (foreign-backends.md, "Worker protocol"): started by core/process.hpp without a shell
+//! in a process group of its own, one line at a time on its stdin and stdout, its stderr kept as a log whose
+//! last lines go into failing rows and findings. Every wait has a deadline; ending the worker ends its whole
+//! group, so a worker's own children (a Python interpreter's helpers, a CUDA MPS client) go with it, and so
+//! does a signal that ends scancheck (end_process_groups_for_exit).
 #pragma once
 
 #include <sys/types.h>
@@ -13,15 +14,14 @@
 #include <string_view>
 #include <vector>
 
+#include "core/process.hpp"
+
 namespace scancheck::foreign {
 
 class WorkerProcess {
  public:
   //! Starts argv[0] (searched on PATH) with `argv`. Throws InputError when it cannot be started.
   explicit WorkerProcess(const std::vector<std::string>& argv);
-  ~WorkerProcess();  //!< ends the process group if it is still running
-  WorkerProcess(const WorkerProcess&) = delete;
-  WorkerProcess& operator=(const WorkerProcess&) = delete;
 
   //! Writes `line` and a newline. False when the worker no longer reads (it exited).
   bool send(std::string_view line);
@@ -45,23 +45,13 @@ class WorkerProcess {
 
   //! The last `lines` lines of its stderr (the log), oldest first.
   std::string stderr_tail(std::size_t lines = 20);
-  pid_t pid() const { return pid_; }
+  pid_t pid() const { return process_.pid(); }
 
   static constexpr std::size_t max_line_bytes = 1 << 20;
 
  private:
-  void drain_stderr();
-  void close_fds();
-
-  pid_t pid_ = -1;
-  int to_child_ = -1, from_child_ = -1, child_errors_ = -1;
+  Process process_;      //!< ends the process group when the worker goes
   std::string pending_;  //!< stdout bytes after the last full line
-  std::string log_;      //!< stderr, its last 64 KiB
-  std::string ended_;    //!< how it ended, once reaped
 };
-
-//! Kills every worker's process group (SIGKILL) and lets no new one start: the last thing a process
-//! ending on a signal does (cli/interrupt.hpp), so no worker outlives scancheck.
-void end_workers_for_exit();
 
 }  // namespace scancheck::foreign
