@@ -10,17 +10,16 @@
 #include <limits>
 #include <set>
 #include <sstream>
-#include <stdexcept>
 #include <tuple>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
-#include <openssl/evp.h>
 
 #include "backends/variant.hpp"
 #include "core/error.hpp"
 #include "core/json_reader.hpp"
+#include "reports/sha256.hpp"
 #include "reports/summary.hpp"
 
 namespace scancheck::reports {
@@ -30,17 +29,6 @@ using nlohmann::json;
 namespace {
 
 constexpr int profile_schema_version = 1;
-
-//! Lowercase hex SHA-256 of `bytes`, as `sha256sum` prints it: the profile's provenance in the report.
-std::string sha256_hex(std::string_view bytes) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  if (EVP_Digest(bytes.data(), bytes.size(), digest, &length, EVP_sha256(), nullptr) != 1)
-    throw std::runtime_error("SHA-256 of the profile failed (OpenSSL)");
-  std::string hex;
-  for (unsigned int i = 0; i < length; ++i) hex += fmt::format("{:02x}", digest[i]);
-  return hex;
-}
 
 // ---- reading --------------------------------------------------------------------------------------------
 

@@ -22,6 +22,7 @@
 #include <regex>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -31,6 +32,7 @@
 #include "reports/history.hpp"
 #include "reports/history_page.hpp"
 #include "reports/model.hpp"
+#include "reports/sha256.hpp"
 #include "tests/reports/history_fixtures.hpp"
 #include "tests/test_support.hpp"
 
@@ -63,7 +65,7 @@ TEST(HistorySchema, AVersionOneDatabaseIsMigratedAndItsRankingBackfilled) {
   const Report old_report = nightly(1);
   write_v1_database(dir / "h.db", old_report);
   History h(dir / "h.db", History::Open::create_or_upgrade);
-  EXPECT_EQ(h.schema_version(), history_schema_version);  // through every step: 1 -> 2 -> 3
+  EXPECT_EQ(h.schema_version(), history_schema_version);  // through every step: 1 -> 2 -> 3 -> 4
   // v2's columns, computed from the v1 tensors: two of them, 1e-7 + 3e-7.
   const std::optional<HistoryEntry> best = h.best_earlier("nightly", "2024-12-31");
   ASSERT_TRUE(best);
@@ -73,24 +75,67 @@ TEST(HistorySchema, AVersionOneDatabaseIsMigratedAndItsRankingBackfilled) {
   EXPECT_DOUBLE_EQ(best->mean_scaled_error(), 2e-7);
   // The old report reloads whole, and the migrated file takes new reports.
   EXPECT_EQ(to_json_text(h.load(1)), to_json_text(old_report));
+  EXPECT_FALSE(h.add(old_report).added);  // its identity recomputed by the upgrade (version 4)
   EXPECT_TRUE(h.add(nightly(2)).added);
   EXPECT_EQ(h.reports({"nightly"}).size(), 2u);
+}
+
+//! FNV-1a 64 as 16 hex digits: the content hash of schema versions 1 to 3, which version 4 replaced.
+std::string fnv1a_64(std::string_view text) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (const char c : text) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 0x100000001b3ull;
+  }
+  return fmt::format("{:016x}", h);
+}
+
+// A history of version 3 identified its reports by FNV-1a 64: the upgrade recomputes each stored hash as
+// SHA-256 of the stored text, so adding a report that is already there still adds nothing.
+TEST(HistorySchema, AVersionThreeDatabaseGetsSha256IdentitiesAndAddsNoReportTwice) {
+  TempDir dir;
+  const Report r = nightly(4);
+  const std::string text = to_json_text(r);
+  {
+    History h(dir / "h.db", History::Open::create_or_upgrade);
+    ASSERT_TRUE(h.add(r).added);
+  }
+  {  // version 4 changed the hash alone, not the tables: this is the file a version-3 scancheck wrote
+    RawDb raw(dir / "h.db");
+    raw.exec_with("UPDATE reports SET content_hash = ?1", fnv1a_64(text));
+    raw.exec("PRAGMA user_version = 3");
+    EXPECT_EQ(raw.text("SELECT content_hash FROM reports"), fnv1a_64(text));
+  }
+  History h(dir / "h.db", History::Open::create_or_upgrade);
+  EXPECT_EQ(h.schema_version(), 4);
+  {
+    RawDb raw(dir / "h.db");
+    EXPECT_EQ(raw.text("SELECT content_hash FROM reports"), sha256_hex(text));
+  }
+  // `sha256sum` of the same bytes: the hash is the library's, not one of our own.
+  EXPECT_EQ(sha256_hex("scancheck\n"), "73ad4e296020711ab74fce147ea9c4d119254feda1eb2b6dd47b3713d37eae76");
+  const AddResult again = h.add(r);
+  EXPECT_FALSE(again.added);
+  EXPECT_EQ(again.entry.id, 1);
+  EXPECT_EQ(h.reports({"nightly"}).size(), 1u);
 }
 
 TEST(HistorySchema, ANewerVersionIsRefusedUntouched) {
   TempDir dir;
   {
     RawDb raw(dir / "h.db");
-    raw.exec("CREATE TABLE reports (id INTEGER PRIMARY KEY, future TEXT); PRAGMA application_id = 1396918347; "
-             "PRAGMA user_version = 4");
+    raw.exec(fmt::format("CREATE TABLE reports (id INTEGER PRIMARY KEY, future TEXT); PRAGMA application_id = "
+                         "1396918347; PRAGMA user_version = {}",
+                         history_schema_version + 1));
   }
   for (const History::Open mode : {History::Open::create_or_upgrade, History::Open::existing}) {
     const std::string message = input_error([&] { History h(dir / "h.db", mode); });
-    EXPECT_TRUE(contains(message, fmt::format("history database {} has schema version 4; this scancheck reads up to 3",
-                                              (dir / "h.db").string())));
+    EXPECT_TRUE(contains(message, fmt::format("history database {} has schema version {}; this scancheck reads up to {}",
+                                              (dir / "h.db").string(), history_schema_version + 1,
+                                              history_schema_version)));
   }
   RawDb raw(dir / "h.db");
-  EXPECT_EQ(raw.integer("PRAGMA user_version"), 4);
+  EXPECT_EQ(raw.integer("PRAGMA user_version"), history_schema_version + 1);
   EXPECT_EQ(raw.text("PRAGMA journal_mode"), "delete");  // not even switched to WAL
 }
 
