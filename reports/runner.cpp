@@ -21,8 +21,6 @@
 #include "properties/fuzz.hpp"
 #include "properties/generators.hpp"
 #include "reference/budget.hpp"
-#include "reports/html.hpp"
-#include "reports/markdown.hpp"
 
 namespace scancheck::reports {
 namespace {
@@ -542,16 +540,6 @@ Report run_report(const ReportOptions& o, const std::function<void(const ReportP
   run.refuse_slow_references();
   run.run_cases();
   return std::move(run).finish();
-}
-
-void write_report(const Report& report, const std::filesystem::path& dir) {
-  const std::string json = to_json_text(report);
-  const std::string markdown = render_markdown(report), html = render_html(report);
-  write_directory_atomically(dir, [&](const std::filesystem::path& tmp) {
-    write_file(tmp / "report.json", {json});
-    write_file(tmp / "report.md", {markdown});
-    write_file(tmp / "report.html", {html});
-  });
 }
 
 }  // namespace scancheck::reports

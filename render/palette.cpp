@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "reports/palette.hpp"
+#include "render/palette.hpp"
 
 #include <algorithm>
 #include <array>
@@ -12,7 +12,10 @@
 #include "backends/variant.hpp"
 #include "core/error.hpp"
 
-namespace scancheck::reports::detail {
+namespace scancheck::render::detail {
+
+using namespace reports;  // the model rendered here
+
 namespace {
 
 //! The name's parts, or nothing for a name outside the grammar (a hand-edited report): drawn as itself.
@@ -81,4 +84,4 @@ std::string heat_colour(double position) {
                      mix(stops[i].b, stops[i + 1].b));
 }
 
-}  // namespace scancheck::reports::detail
+}  // namespace scancheck::render::detail

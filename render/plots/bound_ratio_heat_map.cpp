@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "reports/plots/bound_ratio_heat_map.hpp"
+#include "render/plots/bound_ratio_heat_map.hpp"
 
 #include <algorithm>
 #include <cstddef>
@@ -10,12 +10,15 @@
 
 #include <fmt/format.h>
 
-#include "reports/html_text.hpp"
-#include "reports/row_groups.hpp"
+#include "render/html_text.hpp"
+#include "render/row_groups.hpp"
+#include "render/svg.hpp"
 #include "reports/summary.hpp"
-#include "reports/svg.hpp"
 
-namespace scancheck::reports::detail {
+namespace scancheck::render::detail {
+
+using namespace reports;  // the model rendered here
+
 namespace {
 
 // ---- data ---------------------------------------------------------------------------------------------
@@ -168,4 +171,4 @@ std::string bound_ratio_heat_map_section(const Report& r, const Palette& palette
   return out;
 }
 
-}  // namespace scancheck::reports::detail
+}  // namespace scancheck::render::detail

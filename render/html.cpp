@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The page: its CSS and head, the summary's fact boxes, the verdict tables and failing rows, the scope, and
-// the order of the sections. The plots are drawn in reports/plots/, with the primitives of svg.hpp.
-#include "reports/html.hpp"
+// the order of the sections. The plots are drawn in render/plots/, with the primitives of svg.hpp.
+#include "render/html.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -11,17 +11,20 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "reports/html_text.hpp"
-#include "reports/palette.hpp"
-#include "reports/plots/bound_ratio_heat_map.hpp"
-#include "reports/plots/error_against_length.hpp"
-#include "reports/plots/ulp_histogram.hpp"
+#include "render/html_text.hpp"
+#include "render/palette.hpp"
+#include "render/plots/bound_ratio_heat_map.hpp"
+#include "render/plots/error_against_length.hpp"
+#include "render/plots/ulp_histogram.hpp"
+#include "render/row_groups.hpp"
+#include "render/svg.hpp"
 #include "reports/profile.hpp"
-#include "reports/row_groups.hpp"
-#include "reports/svg.hpp"
 #include "reports/summary.hpp"
 
-namespace scancheck::reports {
+namespace scancheck::render {
+
+using namespace reports;  // the model rendered here
+
 namespace {
 
 using namespace detail;
@@ -397,4 +400,4 @@ std::string render_html(const Report& r) {
   return out;
 }
 
-}  // namespace scancheck::reports
+}  // namespace scancheck::render

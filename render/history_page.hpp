@@ -34,7 +34,7 @@
 
 #include "reports/history.hpp"
 
-namespace scancheck::reports {
+namespace scancheck::render {
 
 inline constexpr double trend_factor = 2;
 inline constexpr double trend_floor = 0x1p-24;
@@ -76,8 +76,8 @@ struct BackendTrend {
 
 struct HistoryView {
   std::string database;  //!< the file, as the user named it
-  HistoryQuery query;
-  std::vector<HistoryEntry> reports;  //!< date order
+  reports::HistoryQuery query;
+  std::vector<reports::HistoryEntry> reports;  //!< date order
   //! Per report, the failing rows of the backends shown (the query's glob).
   std::vector<std::int64_t> failing_rows;
   std::vector<TrendSeries> series;     //!< backends in order of first appearance, then their tensors'
@@ -86,7 +86,7 @@ struct HistoryView {
 
 //! The query's reports and plots. Throws InputError when it selects no report (naming the label, the
 //! glob and the date).
-HistoryView history_view(const History&, const HistoryQuery&);
+HistoryView history_view(const reports::History&, const reports::HistoryQuery&);
 
 std::string render_history_html(const HistoryView&);
 std::string render_history_markdown(const HistoryView&);
@@ -95,4 +95,4 @@ std::string render_history_markdown(const HistoryView&);
 //! new one.
 void write_history_page(const HistoryView&, const std::filesystem::path& out);
 
-}  // namespace scancheck::reports
+}  // namespace scancheck::render

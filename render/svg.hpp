@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
-//! Internal to reports/: the SVG primitives the plots of the HTML page draw with: pixel coordinates, log10
+//! Internal to render/: the SVG primitives the plots of the HTML page draw with: pixel coordinates, log10
 //! scales, a plot's frame, its opening tag and title, and decade axes. Generic: nothing here knows the
 //! report.
 #pragma once
@@ -11,7 +11,7 @@
 #include <string_view>
 #include <utility>
 
-namespace scancheck::reports::detail {
+namespace scancheck::render::detail {
 
 //! An SVG coordinate, one decimal. The scales clamp every value to their axis, so a non-finite number only
 //! reaches here by mistake: it becomes 0 rather than invalid markup.
@@ -58,4 +58,4 @@ std::string y_decade_axis(const Frame&, std::string_view label);
 //! Decade grid lines, minor ticks and labels of the horizontal axis; powers up to 1000 written out.
 std::string x_decade_axis(const Frame&, std::string_view label);
 
-}  // namespace scancheck::reports::detail
+}  // namespace scancheck::render::detail

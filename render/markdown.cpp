@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "reports/markdown.hpp"
+#include "render/markdown.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -14,7 +14,10 @@
 #include "reports/profile.hpp"
 #include "reports/summary.hpp"
 
-namespace scancheck::reports {
+namespace scancheck::render {
+
+using namespace reports;  // the model rendered here
+
 namespace {
 
 std::string number(double x) { return fmt::format("{:.3g}", x); }
@@ -263,4 +266,4 @@ std::string render_markdown(const Report& r) {
   return s;
 }
 
-}  // namespace scancheck::reports
+}  // namespace scancheck::render

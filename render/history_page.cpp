@@ -2,7 +2,7 @@
 // The history page: the view (series and trends) computed from the history's normalised tables, then
 // history.html (its CSS, the summary table, one SVG per backend x tensor drawn with svg.hpp's primitives)
 // and history.md.
-#include "reports/history_page.hpp"
+#include "render/history_page.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -16,10 +16,13 @@
 
 #include "core/error.hpp"
 #include "core/files.hpp"
-#include "reports/html_text.hpp"
-#include "reports/svg.hpp"
+#include "render/html_text.hpp"
+#include "render/svg.hpp"
 
-namespace scancheck::reports {
+namespace scancheck::render {
+
+using namespace reports;  // the model rendered here
+
 namespace {
 
 using namespace detail;
@@ -457,7 +460,7 @@ std::string backend_sections(const HistoryView& v) {
 
 bool alphanumeric(char ch) { return std::isalnum(static_cast<unsigned char>(ch)) != 0; }
 
-//! Outside text in history.md, as reports/markdown.cpp escapes report.md's: one line, & < > as entities,
+//! Outside text in history.md, as render/markdown.cpp escapes report.md's: one line, & < > as entities,
 //! inline syntax backslashed (and _ outside words), so that it reads as itself in a table cell or list item.
 //! (No line of history.md starts with outside text, so no block marker needs escaping.)
 std::string md(std::string_view text) {
@@ -571,4 +574,4 @@ void write_history_page(const HistoryView& v, const std::filesystem::path& out) 
   });
 }
 
-}  // namespace scancheck::reports
+}  // namespace scancheck::render

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "reports/row_groups.hpp"
+#include "render/row_groups.hpp"
 
 #include <set>
 
@@ -7,7 +7,9 @@
 
 #include "reports/summary.hpp"
 
-namespace scancheck::reports::detail {
+namespace scancheck::render::detail {
+
+using namespace reports;  // the model rendered here
 
 std::map<GroupKey, RowSet> rows_by_group(const Report& r) {
   std::map<GroupKey, RowSet> out;
@@ -37,4 +39,4 @@ std::optional<double> row_scaled_error(const Row& row) {
   return out;
 }
 
-}  // namespace scancheck::reports::detail
+}  // namespace scancheck::render::detail

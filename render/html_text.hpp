@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
-//! Internal to reports/: the text of the HTML page and its SVG: appending formatted text, escaping, and how
+//! Internal to render/: the text of the HTML page and its SVG: appending formatted text, escaping, and how
 //! numbers are written (three significant digits, percentages, powers of ten with superscripts).
 //! Generic: nothing here knows the report.
 #pragma once
@@ -13,7 +13,7 @@
 
 #include <fmt/format.h>
 
-namespace scancheck::reports::detail {
+namespace scancheck::render::detail {
 
 //! Appends to `out`: the page is built by appending, and this saves a temporary per fragment.
 template <class... Args>
@@ -41,4 +41,4 @@ std::string superscript(int k);
 //! "1", "10", "10²", "10⁻⁸"; with `plain_below` the powers up to it are written out ("100", "1000").
 std::string power_of_ten(int k, int plain_below = 1);
 
-}  // namespace scancheck::reports::detail
+}  // namespace scancheck::render::detail

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
-//! Internal to reports/: the colours of the HTML page. How backends are drawn (a colour per schedule, red for
+//! Internal to render/: the colours of the HTML page. How backends are drawn (a colour per schedule, red for
 //! failing backends, the sequential baseline apart), read from their names (backends/variant.hpp), and the
 //! colour scale of bound ratios that the heat map and the verdict table share.
 #pragma once
@@ -13,7 +13,7 @@
 
 #include "reports/model.hpp"
 
-namespace scancheck::reports::detail {
+namespace scancheck::render::detail {
 
 //! The series drawn dashed: each architecture's sequential baseline.
 bool is_baseline(const std::string& backend);
@@ -34,7 +34,7 @@ struct Palette {
 inline constexpr std::string_view fail_red = "#d1242f";
 
 //! The schedules in the order the rows first show them, each its colour; the backends with a failing row.
-Palette make_palette(const Report&);
+Palette make_palette(const reports::Report&);
 
 //! Where a bound ratio sits on the colour scale, in [0, 1]: 0.01 and below at 0, bound_factor / 4 at 1/2,
 //! bound_factor and above (and NaN) at 1; logarithmic in between.
@@ -43,4 +43,4 @@ double heat_position(double ratio, double bound_factor);
 //! The colour at `position` of the scale: pale cream through amber (bound_factor / 4) to red (bound_factor).
 std::string heat_colour(double position);
 
-}  // namespace scancheck::reports::detail
+}  // namespace scancheck::render::detail

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The HTML report (reports/html.hpp) on synthetic reports built here: every section is drawn, the page
+// The HTML report (render/html.hpp) on synthetic reports built here: every section is drawn, the page
 // names no external resource, report text is escaped, a failing backend shows with its repro line, an
 // empty report says nothing was checked, and no infinite or NaN number reaches an SVG coordinate. The
 // page of WritesThePageForTheRenderTest is what html_render_test (render_html.sh) screenshots in Chromium.
@@ -15,12 +15,13 @@
 #include <gtest/gtest.h>
 
 #include "core/case_dir.hpp"
-#include "reports/html.hpp"
+#include "render/html.hpp"
 
-namespace scancheck::reports {
+namespace scancheck::render {
 namespace {
 
 namespace fs = std::filesystem;
+using namespace reports;
 
 constexpr double inf = std::numeric_limits<double>::infinity();
 
@@ -364,4 +365,4 @@ TEST(HtmlReport, WritesThePageForTheRenderTest) {
 }
 
 }  // namespace
-}  // namespace scancheck::reports
+}  // namespace scancheck::render

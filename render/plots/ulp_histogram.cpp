@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "reports/plots/ulp_histogram.hpp"
+#include "render/plots/ulp_histogram.hpp"
 
 #include <algorithm>
 #include <array>
@@ -10,11 +10,14 @@
 
 #include <fmt/format.h>
 
-#include "reports/html_text.hpp"
-#include "reports/row_groups.hpp"
-#include "reports/svg.hpp"
+#include "render/html_text.hpp"
+#include "render/row_groups.hpp"
+#include "render/svg.hpp"
 
-namespace scancheck::reports::detail {
+namespace scancheck::render::detail {
+
+using namespace reports;  // the model rendered here
+
 namespace {
 
 // ---- data ---------------------------------------------------------------------------------------------
@@ -113,4 +116,4 @@ std::string ulp_histogram_section(const Report& r) {
   return out;
 }
 
-}  // namespace scancheck::reports::detail
+}  // namespace scancheck::render::detail

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
-//! Internal to reports/: the error-vs-length section of the HTML page. Per (architecture, io dtype) and pass,
+//! Internal to render/: the error-vs-length section of the HTML page. Per (architecture, io dtype) and pass,
 //! log-log: per row the largest scaled error of its tensors against the case length, one line per backend
 //! coloured by schedule, failing backends red, the sequential baseline dashed, the io dtype's unit roundoff
 //! marked.
@@ -8,12 +8,12 @@
 
 #include <string>
 
+#include "render/palette.hpp"
 #include "reports/model.hpp"
-#include "reports/palette.hpp"
 
-namespace scancheck::reports::detail {
+namespace scancheck::render::detail {
 
 //! The section: a note, then per group its two panels (forward, backward) and their legend.
-std::string error_against_length_section(const Report&, const Palette&);
+std::string error_against_length_section(const reports::Report&, const Palette&);
 
-}  // namespace scancheck::reports::detail
+}  // namespace scancheck::render::detail

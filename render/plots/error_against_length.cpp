@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "reports/plots/error_against_length.hpp"
+#include "render/plots/error_against_length.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -13,11 +13,14 @@
 
 #include <fmt/format.h>
 
-#include "reports/html_text.hpp"
-#include "reports/row_groups.hpp"
-#include "reports/svg.hpp"
+#include "render/html_text.hpp"
+#include "render/row_groups.hpp"
+#include "render/svg.hpp"
 
-namespace scancheck::reports::detail {
+namespace scancheck::render::detail {
+
+using namespace reports;  // the model rendered here
+
 namespace {
 
 // ---- data ---------------------------------------------------------------------------------------------
@@ -179,4 +182,4 @@ std::string error_against_length_section(const Report& r, const Palette& palette
   return out;
 }
 
-}  // namespace scancheck::reports::detail
+}  // namespace scancheck::render::detail

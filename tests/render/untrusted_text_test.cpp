@@ -18,14 +18,15 @@
 
 #include <gtest/gtest.h>
 
-#include "reports/html.hpp"
-#include "reports/markdown.hpp"
+#include "render/html.hpp"
+#include "render/markdown.hpp"
 #include "reports/model.hpp"
 
-namespace scancheck::reports {
+namespace scancheck::render {
 namespace {
 
 namespace fs = std::filesystem;
+using namespace reports;
 
 // The payloads: each would change the page's title if a browser ran it, or break a Markdown table or list.
 const std::string script = "<script>document.title='PWNED'</script>";
@@ -228,4 +229,4 @@ TEST(UntrustedText, WritesTheHostileReportForTheBrowserTest) {
 }
 
 }  // namespace
-}  // namespace scancheck::reports
+}  // namespace scancheck::render

@@ -26,9 +26,9 @@
 
 #include "reports/model.hpp"
 
-namespace scancheck::reports {
+namespace scancheck::render {
 
 //! The page. A report without rows renders a page that says nothing was checked.
-std::string render_html(const Report&);
+std::string render_html(const reports::Report&);
 
-}  // namespace scancheck::reports
+}  // namespace scancheck::render

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "reports/svg.hpp"
+#include "render/svg.hpp"
 
 #include <cmath>
 
 #include <fmt/format.h>
 
-#include "reports/html_text.hpp"
+#include "render/html_text.hpp"
 
-namespace scancheck::reports::detail {
+namespace scancheck::render::detail {
 
 std::string px(double v) { return fmt::format("{:.1f}", std::isfinite(v) ? v : 0.0); }
 
@@ -87,4 +87,4 @@ std::string x_decade_axis(const Frame& f, std::string_view label) {
   return out;
 }
 
-}  // namespace scancheck::reports::detail
+}  // namespace scancheck::render::detail

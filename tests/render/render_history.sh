@@ -19,7 +19,7 @@ out=$2
 
 . "$(dirname "$0")/find_chromium.sh"
 if [ ! -s "$html" ]; then
-  echo "no page at $html: history_test (History.WritesTheHistoryForTheBrowserTest) did not write it"
+  echo "no page at $html: history_page_test (History.WritesTheHistoryForTheBrowserTest) did not write it"
   exit 1
 fi
 

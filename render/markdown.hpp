@@ -16,8 +16,8 @@
 
 #include "reports/model.hpp"
 
-namespace scancheck::reports {
+namespace scancheck::render {
 
-std::string render_markdown(const Report&);
+std::string render_markdown(const reports::Report&);
 
-}  // namespace scancheck::reports
+}  // namespace scancheck::render

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "reports/html_text.hpp"
+#include "render/html_text.hpp"
 
 #include <array>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 
-namespace scancheck::reports::detail {
+namespace scancheck::render::detail {
 
 const std::string_view base_style = R"css(
 :root{--pass:#1a7f37;--fail:#d1242f;--ink:#1f2328;--muted:#59636e;--rule:#d1d9e0;--panel:#f6f8fa}
@@ -75,4 +75,4 @@ std::string power_of_ten(int k, int plain_below) {
   return "10" + superscript(k);
 }
 
-}  // namespace scancheck::reports::detail
+}  // namespace scancheck::render::detail
