@@ -18,7 +18,7 @@
 #include <fmt/format.h>
 
 #include "core/files.hpp"
-#include "render/history_page.hpp"
+#include "render/history_view.hpp"
 #include "reports/history.hpp"
 #include "reports/model.hpp"
 #include "tests/reports/history_fixtures.hpp"

@@ -2,7 +2,7 @@
 // The history page: the view (series and trends) computed from the history's normalised tables, then
 // history.html (its CSS, the summary table, one SVG per backend x tensor drawn with svg.hpp's primitives)
 // and history.md.
-#include "render/history_page.hpp"
+#include "render/history_view.hpp"
 
 #include <algorithm>
 #include <cctype>
