@@ -20,7 +20,7 @@
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "core/files.hpp"
-#include "render/history_view.hpp"
+#include "render/history_page.hpp"
 #include "reports/diff.hpp"
 #include "reports/history.hpp"
 #include "reports/profile.hpp"

@@ -1,16 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
-//! `scancheck history show`: one label's reports from the history (history.hpp) as trend plots in a
-//! self-contained page (history.html: no script, no external resource, every outside text escaped) and a
-//! summary (history.md), written together into one directory, atomically.
+//! What the history page shows (history_page.hpp), computed once from the history store
+//! (reports/history.hpp) and formatted by history_html.hpp and history_markdown.hpp alone: one label's
+//! reports in date order, per backend and tensor a series over them, per backend a trend.
 //!
-//! The page draws, per backend and tensor, the reports in date order along x (labelled by short git
-//! revision and date) and three panels sharing it: the scaled error (max |got - exact| / max |exact|, log
-//! scale), the bound ratio (error / the element's first-order bound, log scale, with the latest report's
-//! bound factor as a dashed line) and, when measured, the median device time. A report in which the tensor
-//! failed, or the backend's row of that pass failed without a tensor to blame (the run failed, an output was
-//! missing or misshapen), carries a red diamond whose tooltip gives the verdict and the reason. Where a
-//! backend's pass never produced tensors, its failures get a plot of their own (tensor "").
+//! A series has a point per report holding the tensor: its scaled error (max |got - exact| / max |exact|),
+//! bound ratio (error / the element's first-order bound) and, when measured, median device time and a joined
+//! profile's time. A report in which the tensor failed, or the backend's row of that pass failed without a
+//! tensor to blame (the run failed, an output was missing or misshapen), marks the point failed with the
+//! verdict and the reason. Where a backend's pass never produced tensors, its failures get a series of their
+//! own (tensor "").
 //!
 //! Trend (history.md and the page's table), per backend: its error in a report is the largest scaled
 //! error of its tensors there; the latest report holding the backend is compared with the best (smallest)
@@ -26,7 +25,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -56,6 +54,9 @@ struct TrendSeries {
   std::string backend, tensor;  //!< tensor "": the pass's failures that have no tensor (see above)
   Direction direction = Direction::forward;
   std::vector<TrendPoint> points;  //!< in report order, one per report holding the tensor or failing
+
+  //! Whether a report measured the device time of the pass, itself or in the user's joined profile.
+  bool timed() const;
 };
 
 enum class Trend { worse, better, same, new_ };
@@ -88,11 +89,11 @@ struct HistoryView {
 //! glob and the date).
 HistoryView history_view(const reports::History&, const reports::HistoryQuery&);
 
-std::string render_history_html(const HistoryView&);
-std::string render_history_markdown(const HistoryView&);
+// ---- names both formats give --------------------------------------------------------------------------
 
-//! history.html and history.md into `out`, atomically (core/files.hpp): a reader sees the old pair or the
-//! new one.
-void write_history_page(const HistoryView&, const std::filesystem::path& out);
+//! "abc1234 2024-05-01": how a report is named on the x axis and in the tables.
+std::string report_name(const reports::HistoryEntry&);
+//! "worse (3.2x)", "new": a backend's trend in the tables.
+std::string trend_text(const BackendTrend&);
 
 }  // namespace scancheck::render

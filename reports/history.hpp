@@ -2,8 +2,8 @@
 //! @file
 //! The report history (`scancheck history`, docs/campaigns.md "History"): every report a campaign adds, kept
 //! whole in one SQLite database with its rows and tensors normalised beside it, so that one label's reports
-//! can be followed over revisions (history_page.hpp draws them) and a new report compared with the best
-//! earlier one (`history check`).
+//! can be followed over revisions (render/history_page.hpp draws them) and a new report compared with the
+//! best earlier one (`history check`).
 //!
 //! Schema, versioned by PRAGMA user_version (the current one is history_schema_version below; history.cpp's
 //! `migrations` are the steps between versions) and marked by PRAGMA application_id 'SCHK':

@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "core/error.hpp"
-#include "render/history_view.hpp"
+#include "render/history_page.hpp"
 #include "reports/history.hpp"
 #include "reports/model.hpp"
 

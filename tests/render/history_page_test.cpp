@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
-//! The history page (render/history_page.hpp) of the synthetic nightly reports (tests/reports/
-//! history_fixtures.hpp) in a real history: the plot of a backend made 100x worse after revision 20 rises
-//! there, the trends say which backend got worse, failures carry their verdict and reason, the backend glob
-//! filters, a joined profile's times are plotted, outside text is escaped, and the page is written atomically.
+//! The history page (render/history_page.hpp: its view, history.html and history.md) of the synthetic nightly
+//! reports (tests/reports/history_fixtures.hpp) in a real history: the plot of a backend made 100x worse
+//! after revision 20 rises there, the trends say which backend got worse, failures carry their verdict and
+//! reason, the backend glob filters, a joined profile's times are plotted, outside text is escaped, and the
+//! page is written atomically.
 //! History.WritesTheHistoryForTheBrowserTest writes ${SCANCHECK_TEST_REPORTS}/history_page_test/ (fixture
 //! history_page): 30 nightly reports as report.json files, the history of them and its page, which
 //! history_render_test loads in headless Chromium and history_cli_test feeds to `scancheck history`.
@@ -18,6 +19,9 @@
 #include <fmt/format.h>
 
 #include "core/files.hpp"
+#include "render/history_html.hpp"
+#include "render/history_markdown.hpp"
+#include "render/history_page.hpp"
 #include "render/history_view.hpp"
 #include "reports/history.hpp"
 #include "reports/model.hpp"

@@ -122,9 +122,10 @@ TEST(HistorySchema, ANewerVersionIsRefusedUntouched) {
   }
   for (const History::Open mode : {History::Open::create_or_upgrade, History::Open::existing}) {
     const std::string message = input_error([&] { History h(dir / "h.db", mode); });
-    EXPECT_TRUE(contains(message, fmt::format("history database {} has schema version {}; this scancheck reads up to {}",
-                                              (dir / "h.db").string(), history_schema_version + 1,
-                                              history_schema_version)));
+    const std::string refusal =
+        fmt::format("history database {} has schema version {}; this scancheck reads up to {}",
+                    (dir / "h.db").string(), history_schema_version + 1, history_schema_version);
+    EXPECT_TRUE(contains(message, refusal));
   }
   RawDb raw(dir / "h.db");
   EXPECT_EQ(raw.integer("PRAGMA user_version"), history_schema_version + 1);
