@@ -121,11 +121,14 @@ std::optional<Variant> parse_variant(std::string_view text) {
   return std::nullopt;
 }
 
-std::string to_string(const BackendName& n) {
+std::string to_string(const BackendName& n) { return variant_token(name_without_dtype(n), n.io_dtype); }
+
+std::string name_without_dtype(const BackendName& n) {
   const std::string qualified = n.provider.empty() ? std::string() : n.provider + ":";
-  return fmt::format("{}{}/{}", qualified, to_string(n.architecture), variant_token(n.variant, n.io_dtype));
+  return fmt::format("{}{}/{}", qualified, to_string(n.architecture), n.variant);
 }
 
+// The one place a name's "@dtype" is written: after a whole name (to_string) or a variant (run requests).
 std::string variant_token(std::string_view variant, DType io_dtype) {
   return fmt::format("{}@{}", variant, dtype_token(io_dtype));
 }
@@ -153,6 +156,24 @@ BackendName parse_backend_name(std::string_view name) {
   n.variant = std::string(rest.substr(slash + 1, at - slash - 1));
   if (!is_variant_token(n.variant)) return fail("the variant must be [A-Za-z0-9_.+-]+");
   return n;
+}
+
+ProviderVariant parse_provider_variant(std::string_view text) {
+  const auto fail = [text](std::string_view why) -> ProviderVariant {
+    throw InputError(fmt::format("'{}': {}", text, why));
+  };
+  if (text.find_first_of("/@") != std::string_view::npos)
+    return fail("expected the variant alone, without 'architecture/' and '@dtype' (e.g. fused_chunk16, or "
+                "mykernels:triton_chunk64 for a foreign backend)");
+  ProviderVariant p;
+  const std::size_t colon = text.find(':');
+  if (colon != std::string_view::npos) {
+    p.provider = std::string(text.substr(0, colon));
+    if (!is_provider_name(p.provider)) return fail("the provider must be [a-z0-9_-]+");
+  }
+  p.variant = std::string(colon == std::string_view::npos ? text : text.substr(colon + 1));
+  if (!is_variant_token(p.variant)) return fail("the variant must be [A-Za-z0-9_.+-]+");
+  return p;
 }
 
 std::string_view dtype_token(DType d) { return d == DType::float32 ? "fp32" : "bf16"; }

@@ -61,6 +61,20 @@ std::string variant_token(std::string_view variant, DType io_dtype);
 //! Throws InputError saying which part of `name` does not follow the grammar.
 BackendName parse_backend_name(std::string_view name);
 
+//! The name without its "@dtype": "complex_rglru/fused_chunk16", "mykernels:rglru/triton_chunk64" (a speed
+//! profile times a backend for every io dtype alike).
+std::string name_without_dtype(const BackendName&);
+
+//! A backend named without its architecture and io dtype, as a speed profile names it (reports/profile.hpp):
+//! [provider ":"] variant, "fused_chunk16" or "mykernels:triton_chunk64".
+struct ProviderVariant {
+  std::string provider;  //!< empty for the built-in backends
+  std::string variant;
+};
+//! Throws InputError "'TEXT': WHY" when `text` holds an architecture or a dtype, or its provider or variant
+//! does not follow the grammar.
+ProviderVariant parse_provider_variant(std::string_view text);
+
 //! The io dtype token of backend names: fp32 or bf16.
 std::string_view dtype_token(DType);
 DType parse_dtype_token(std::string_view token);  //!< throws InputError naming the accepted tokens

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
 //! `scancheck history`: every report of a campaign kept in one SQLite database (reports/history.hpp), the
-//! trend page of a label (reports/history_page.hpp), and a new report checked against the best earlier one.
+//! trend page of a label (render/history_page.hpp), and a new report checked against the best earlier one.
 //!   history add REPORT... --db FILE    one line per report: "added ..." or "already in the history: ..."
 //!   history show --db FILE [--label L] [--backends GLOB] [--since DATE] --out DIR
 //!   history check --db FILE REPORT [--max-growth F]
@@ -20,9 +20,9 @@
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "core/files.hpp"
+#include "render/history_page.hpp"
 #include "reports/diff.hpp"
 #include "reports/history.hpp"
-#include "reports/history_page.hpp"
 #include "reports/profile.hpp"
 
 namespace scancheck::cli {
@@ -73,8 +73,8 @@ int run_show(const ShowOptions& o) {
   query.label = o.label_given ? o.label : history.sole_label();
   query.backends = o.backends;
   query.since = o.since;
-  const reports::HistoryView view = reports::history_view(history, query);
-  reports::write_history_page(view, o.out);
+  const render::HistoryView view = render::history_view(history, query);
+  render::write_history_page(view, o.out);
   fmt::print("history: {} reports of '{}', {} backends, {} plots -> {}/history.{{html,md}}\n", view.reports.size(),
              query.label, view.backends.size(), view.series.size(), o.out);
   return 0;
@@ -123,7 +123,7 @@ void add_history_show(CLI::App& history, Action& action) {
   cmd->add_option("--out", o->out, "the directory to write history.html and history.md into")->required();
   cmd->footer(fmt::format("Trend: a backend's error in a report is the largest scaled error of its tensors; the "
                           "latest is worse above {0:g}x the best earlier, better below 1/{0:g}, same in between.",
-                          reports::trend_factor));
+                          render::trend_factor));
   cmd->callback([&action, o, label] {
     o->label_given = label->count() > 0;
     action = [o] { return run_show(*o); };

@@ -26,6 +26,7 @@
 #include "core/case_request.hpp"
 #include "core/choices.hpp"
 #include "core/error.hpp"
+#include "render/report_files.hpp"
 #include "reports/profile.hpp"
 #include "reports/runner.hpp"
 
@@ -91,7 +92,7 @@ void join_after_run(reports::Report& report, const reports::Profile& profile, co
   try {
     reports::join_profile(report, profile, aliases);
   } catch (const InputError& e) {
-    reports::write_report(report, out);
+    render::write_report(report, out);
     throw InputError(fmt::format("{} (the report was written to {} without the profile)", e.what(), out));
   }
 }
@@ -112,7 +113,7 @@ int run_report_command(const Options& o) {
     report = reports::run_report(options, [&](const reports::ReportProgress& p) { progress.show(progress_line(p), p.elapsed); });
   }
   if (profile) join_after_run(report, *profile, aliases, o.out);
-  reports::write_report(report, o.out);
+  render::write_report(report, o.out);
   std::printf("%s\nreport: %s/report.{json,md,html}\n", report.verdict.summary.c_str(), o.out.c_str());
   if (report.profile) print_profile_join(*report.profile);
   if (stop_on_interrupt().load()) return 130;
@@ -130,7 +131,7 @@ int run_render(const RenderOptions& o) {
   reports::Report report = reports::load_report(o.report);
   if (o.timings.given())
     reports::attach_profile(report, o.timings.profile, reports::parse_profile_aliases(o.timings.aliases));
-  reports::write_report(report, o.out);
+  render::write_report(report, o.out);
   std::printf("%s\nreport: %s/report.{json,md,html}\n", report.verdict.summary.c_str(), o.out.c_str());
   if (o.timings.given()) print_profile_join(*report.profile);
   return 0;

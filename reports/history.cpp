@@ -24,6 +24,7 @@
 #include "core/files.hpp"
 #include "core/generate.hpp"
 #include "properties/differential.hpp"
+#include "reports/sha256.hpp"
 
 namespace scancheck::reports {
 namespace fs = std::filesystem;
@@ -96,17 +97,12 @@ UPDATE reports SET
     // 2 -> 3: the speed a user's joined profile measured (`history add --timings`), beside scancheck's own.
     R"sql(
 ALTER TABLE report_rows ADD COLUMN profile_ms REAL;
+)sql",
+    // 3 -> 4: the content hash is reports/sha256.hpp's (it was FNV-1a 64), recomputed from the text it was
+    // computed from, so that adding a report already there still adds nothing.
+    R"sql(
+UPDATE reports SET content_hash = sha256_hex(report_json);
 )sql"};
-
-//! FNV-1a, 64 bits, as 16 hex digits: the identity of a report's text (not a defence against anyone).
-std::string content_hash(std::string_view text) {
-  std::uint64_t h = 0xcbf29ce484222325ull;
-  for (const char c : text) {
-    h ^= static_cast<unsigned char>(c);
-    h *= 0x100000001b3ull;
-  }
-  return fmt::format("{:016x}", h);
-}
 
 //! The first thing that made a row fail (report_rows.reason): the page's tooltips, history.md.
 std::string failure_reason(const Row& row) {
@@ -143,6 +139,27 @@ void backend_glob_sql(sqlite3_context* context, int, sqlite3_value** argv) {
   sqlite3_result_int(context, glob && name && matches_backend_glob(glob, name) ? 1 : 0);
 }
 
+//! `sha256_hex(text)` in SQL: the content hash, for the migration that recomputes the stored ones.
+void sha256_hex_sql(sqlite3_context* context, int, sqlite3_value** argv) {
+  const auto* text = reinterpret_cast<const char*>(sqlite3_value_text(argv[0]));  // before _bytes, as SQLite asks
+  const auto bytes = static_cast<std::size_t>(sqlite3_value_bytes(argv[0]));
+  try {
+    const std::string hash = sha256_hex(text ? std::string_view(text, bytes) : std::string_view());
+    sqlite3_result_text(context, hash.data(), static_cast<int>(hash.size()), SQLITE_TRANSIENT);
+  } catch (const std::exception& e) {  // nothing may leave a callback of SQLite's
+    sqlite3_result_error(context, e.what(), -1);
+  }
+}
+
+//! The functions of scancheck's own that the queries and migrations call.
+struct SqlFunction {
+  const char* name;
+  int arguments;
+  void (*call)(sqlite3_context*, int, sqlite3_value**);
+};
+constexpr std::array<SqlFunction, 2> sql_functions = {{{"backend_glob", 2, backend_glob_sql},
+                                                       {"sha256_hex", 1, sha256_hex_sql}}};
+
 }  // namespace
 
 //! One open database: the handle and the name errors use.
@@ -159,12 +176,13 @@ struct detail::HistoryConnection {
     }
     sqlite3_busy_timeout(db, busy_timeout_ms);
     sqlite3_extended_result_codes(db, 1);
-    if (sqlite3_create_function_v2(db, "backend_glob", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
-                                   nullptr, backend_glob_sql, nullptr, nullptr, nullptr) != SQLITE_OK) {
-      const std::string reason = sqlite3_errmsg(db);
-      sqlite3_close_v2(db);
-      throw InputError(fmt::format("history database '{}': cannot register backend_glob: {}", path.string(), reason));
-    }
+    for (const SqlFunction& f : sql_functions)
+      if (sqlite3_create_function_v2(db, f.name, f.arguments, SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
+                                     nullptr, f.call, nullptr, nullptr, nullptr) != SQLITE_OK) {
+        const std::string reason = sqlite3_errmsg(db);
+        sqlite3_close_v2(db);
+        throw InputError(fmt::format("history database '{}': cannot register {}: {}", path.string(), f.name, reason));
+      }
   }
   ~HistoryConnection() { sqlite3_close_v2(db); }
   HistoryConnection(const HistoryConnection&) = delete;
@@ -490,7 +508,7 @@ AddResult History::add(const Report& report) {
                                  "reports by it",
                                  report.label, report.generated_at));
   const std::string text = to_json_text(report);
-  const std::string hash = content_hash(text);
+  const std::string hash = sha256_hex(text);
   AddResult result{entry_of(report), false};
   HistoryEntry& e = result.entry;
   WriteTransaction transaction(*db_);

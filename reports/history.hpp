@@ -2,8 +2,8 @@
 //! @file
 //! The report history (`scancheck history`, docs/campaigns.md "History"): every report a campaign adds, kept
 //! whole in one SQLite database with its rows and tensors normalised beside it, so that one label's reports
-//! can be followed over revisions (history_page.hpp draws them) and a new report compared with the best
-//! earlier one (`history check`).
+//! can be followed over revisions (render/history_page.hpp draws them) and a new report compared with the
+//! best earlier one (`history check`).
 //!
 //! Schema, versioned by PRAGMA user_version (the current one is history_schema_version below; history.cpp's
 //! `migrations` are the steps between versions) and marked by PRAGMA application_id 'SCHK':
@@ -18,6 +18,7 @@
 //!       scaled errors, so that best_earlier ranks reports without scanning row_tensors (backfilled from
 //!       row_tensors when a v1 database is opened).
 //!   v3  report_rows.profile_ms: the row's time in a joined profile of the user's kernels (NULL without one).
+//!   v4  reports.content_hash is SHA-256 (sha256.hpp; FNV-1a 64 before), recomputed from report_json on upgrade.
 //! Opening upgrades an older database step by step (v1 -> v2 -> ...) in one transaction; a newer one is
 //! refused, and so is a file that is not SQLite or an SQLite database of another program.
 //!
@@ -25,8 +26,9 @@
 //! campaign may `add` to the same file at once; an add takes the write lock before it reads (BEGIN
 //! IMMEDIATE), so the duplicate check and the insert are one step.
 //!
-//! Identity: a report is (label, generated_at, host, git_revision, content hash = FNV-1a 64 of its
-//! to_json_text). Adding it again changes nothing (AddResult::added is false).
+//! Identity: a report is (label, generated_at, host, git_revision, content hash = the SHA-256 of its
+//! to_json_text, sha256.hpp). Adding it again changes nothing (AddResult::added is false), in a file of an
+//! older schema too: the upgrade recomputes the hashes that schema stored.
 //!
 //! "Best earlier" (best_earlier, `history check`): among the reports of the same label generated strictly
 //! before the given time, neither interrupted nor empty, the one with the fewest failing rows; ties go to
@@ -51,7 +53,7 @@ struct HistoryConnection;  //!< history.cpp: the SQLite handle
 }
 
 //! The schema this scancheck writes, and the newest it reads.
-inline constexpr int history_schema_version = 3;
+inline constexpr int history_schema_version = 4;
 
 //! One stored report, without its rows.
 struct HistoryEntry {

@@ -10,17 +10,16 @@
 #include <limits>
 #include <set>
 #include <sstream>
-#include <stdexcept>
 #include <tuple>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
-#include <openssl/evp.h>
 
 #include "backends/variant.hpp"
 #include "core/error.hpp"
 #include "core/json_reader.hpp"
+#include "reports/sha256.hpp"
 #include "reports/summary.hpp"
 
 namespace scancheck::reports {
@@ -30,17 +29,6 @@ using nlohmann::json;
 namespace {
 
 constexpr int profile_schema_version = 1;
-
-//! Lowercase hex SHA-256 of `bytes`, as `sha256sum` prints it: the profile's provenance in the report.
-std::string sha256_hex(std::string_view bytes) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  if (EVP_Digest(bytes.data(), bytes.size(), digest, &length, EVP_sha256(), nullptr) != 1)
-    throw std::runtime_error("SHA-256 of the profile failed (OpenSSL)");
-  std::string hex;
-  for (unsigned int i = 0; i < length; ++i) hex += fmt::format("{:02x}", digest[i]);
-  return hex;
-}
 
 // ---- reading --------------------------------------------------------------------------------------------
 
@@ -83,18 +71,13 @@ struct ProfileReader : JsonReader {
   //! "variant" or "provider:variant": a backend name of backends/variant.hpp without "arch/" and "@dtype".
   void backend(const json& row, const std::string& path, ProfileRow& out) const {
     out.backend = text(row, path, "backend");
-    const std::string where = join(path, "backend");
-    if (out.backend.find_first_of("/@") != std::string::npos)
-      fail(where, fmt::format("'{}': expected the variant alone, without 'architecture/' and '@dtype' "
-                              "(e.g. fused_chunk16, or mykernels:triton_chunk64 for a foreign backend)",
-                              out.backend));
-    const std::size_t colon = out.backend.find(':');
-    out.provider = colon == std::string::npos ? "" : out.backend.substr(0, colon);
-    out.variant = colon == std::string::npos ? out.backend : out.backend.substr(colon + 1);
-    if (colon != std::string::npos && !is_provider_name(out.provider))
-      fail(where, fmt::format("'{}': the provider must be [a-z0-9_-]+", out.backend));
-    if (!is_variant_token(out.variant))
-      fail(where, fmt::format("'{}': the variant must be [A-Za-z0-9_.+-]+", out.backend));
+    try {
+      ProviderVariant name = parse_provider_variant(out.backend);
+      out.provider = std::move(name.provider);
+      out.variant = std::move(name.variant);
+    } catch (const InputError& e) {
+      fail(join(path, "backend"), e.what());
+    }
   }
 
   std::map<std::string, ProfileCategory> categories(const json& row, const std::string& row_path) const {
@@ -169,11 +152,6 @@ std::string batch_length_width(const ProfileShape& s) {
 
 ProfileShape profile_shape_of(const Row& row) { return {row.shape.batch, row.shape.length, row.shape.width}; }
 
-//! "complex_rglru/fused_chunk16" or "mykernels:rglru/triton_chunk64": the backend without its dtype.
-std::string dtypeless(const std::string& provider, Architecture architecture, const std::string& variant) {
-  return fmt::format("{}{}/{}", provider.empty() ? "" : provider + ":", to_string(architecture), variant);
-}
-
 //! Why a profile row matches no row of the report, in words, or "" with the rows it matches.
 class Matcher {
  public:
@@ -201,7 +179,7 @@ class Matcher {
   //! The reason, or "" with `matched` filled (indices of the report's rows).
   std::string match(const ProfileRow& p, Architecture architecture, std::vector<std::size_t>& matched) const {
     const std::string provider = p.provider.empty() ? "" : aliases_.map(p.provider);
-    const std::string backend = dtypeless(provider, architecture, p.variant);
+    const std::string backend = name_without_dtype({provider, architecture, p.variant, DType::float32});
     const auto same_backend = [&](const RowBackend& r) {
       return r.name.architecture == architecture && r.name.provider == provider && r.name.variant == p.variant;
     };
@@ -425,12 +403,13 @@ std::vector<ProfiledSpeed> profiled_speeds(const Report& r) {
   // A backend's lines together, its shapes in report order, the io dtypes of one shape side by side.
   std::map<std::string, std::size_t> backend_order;
   std::map<ProfileShape, std::size_t> shape_order;
+  const auto without_dtype = [](const ProfiledSpeed& s) { return name_without_dtype(parse_backend_name(s.backend)); };
   for (const ProfiledSpeed& s : out) {
-    backend_order.try_emplace(s.backend.substr(0, s.backend.rfind('@')), backend_order.size());
+    backend_order.try_emplace(without_dtype(s), backend_order.size());
     shape_order.try_emplace(s.shape, shape_order.size());
   }
   const auto key = [&](const ProfiledSpeed& s) {
-    return std::pair{backend_order.at(s.backend.substr(0, s.backend.rfind('@'))), shape_order.at(s.shape)};
+    return std::pair{backend_order.at(without_dtype(s)), shape_order.at(s.shape)};
   };
   std::stable_sort(out.begin(), out.end(), [&](const ProfiledSpeed& a, const ProfiledSpeed& b) { return key(a) < key(b); });
   return out;

@@ -21,8 +21,6 @@
 #include "properties/fuzz.hpp"
 #include "properties/generators.hpp"
 #include "reference/budget.hpp"
-#include "reports/html.hpp"
-#include "reports/markdown.hpp"
 
 namespace scancheck::reports {
 namespace {
@@ -366,8 +364,6 @@ ReferenceOptions reference_options(const PlannedCase& planned, const ReportOptio
   return r;
 }
 
-}  // namespace
-
 //! A reference costs about this many backend runs of its case on the host (measured at the seed shapes).
 constexpr double reference_weight = 3;
 
@@ -375,107 +371,175 @@ double element_steps(const CaseRequest& r) {
   return static_cast<double>(r.shape.batch) * static_cast<double>(r.shape.length) * static_cast<double>(r.shape.width);
 }
 
-Report run_report(const ReportOptions& o, const std::function<void(const ReportProgress&)>& progress) {
-  const ReportPlan plan = plan_report(o);
-  Report report = header(o, plan);
-  ReportProgress p;
-  p.runs_total = plan.backend_runs;
-  p.cases = static_cast<std::int64_t>(plan.cases.size());
-  for (const PlannedCase& c : plan.cases)
-    p.work_total += element_steps(c.request) * (reference_weight + 1 + static_cast<double>(c.backends.size()));
-  const auto start = Clock::now();
-  const auto tell = [&](std::string activity) {
-    p.activity = std::move(activity);
-    p.elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-    if (progress) progress(p);
-  };
-  if (o.max_reference_seconds > 0)  // refused before anything runs, like a case too large for memory
-    for (const PlannedCase& planned : plan.cases)
-      require_reference_within(make_case(planned.request), reference_options(planned, o), o.max_reference_seconds);
-  std::map<std::string, std::vector<std::string>> outside;  // backend -> the cases outside its constraints
-  const auto run_case = [&](const PlannedCase& planned) {
-    const Case c = make_case(planned.request);
-    CaseEntry entry;
-    entry.id = fmt::format("c{}", p.case_index);
-    entry.request = planned.request;
-    entry.repro = to_string(planned.request);
-    tell(fmt::format("reference and runs of {} ({} {})", entry.id, to_string(c.architecture), to_string(c.shape)));
-    const double steps = element_steps(planned.request);
-    // With the cuda executor the reference is computed on its own thread while the backends run on the
-    // device (both take minutes at the production shapes); the runs are judged once it is there. On the host
-    // both compete for the same cores (measured: no faster at the seed shapes), so it is computed when first
-    // needed, after the runs.
-    const auto launch = plan.executor == Executor::cuda ? std::launch::async : std::launch::deferred;
-    std::future<ReferenceResult> computing =
-        std::async(launch, [&c, options = reference_options(planned, o)] { return compute_reference(c, options); });
-    std::optional<ReferenceResult> reference;
-    const auto reference_ready = [&]() -> const ReferenceResult& {
-      if (reference) return *reference;
-      reference = computing.get();
-      p.work_done += steps * (reference_weight + 1);  // with the baseline
-      entry.elements_total = output_elements(c);
-      entry.elements_verified = verified_elements(c, *reference);
-      entry.fraction_verified = static_cast<double>(entry.elements_verified) / static_cast<double>(entry.elements_total);
-      if (reference->tiers)
-        entry.tiers = ReferenceTierCounts{entry.elements_verified - reference->tiers->uncertified_elements,
-                                          reference->tiers->uncertified_elements,
-                                          static_cast<std::int64_t>(reference->tiers->float128_blocks.size()),
-                                          reference->blocks_computed};
-      return *reference;
-    };
-    std::vector<const BackendInfo*> members;
-    for (const BackendInfo* b : planned.backends) {
-      if (const std::string why = b->constraints.violated_by(c); !why.empty()) {  // said in the scope
-        outside[b->name].push_back(fmt::format("{} ({})", entry.id, why));
-        ++p.runs_done;
-        p.work_done += steps;
-        continue;
-      }
-      members.push_back(b);
-    }
-    const auto judged = [&](const BackendResult& result) {
-      const BackendInfo& backend = find_backend(result.backend);
-      std::optional<BackendTiming> timing;
-      if (plan.executor == Executor::cuda && result.error.empty() && backend.time)
-        timing = time_backend(backend, c, o.timing_warmup, o.timing_repeats);
-      for (Row& row : rows_of(result, backend, entry, timing)) report.rows.push_back(std::move(row));
-      ++p.runs_done;
-      p.work_done += steps;
-      tell(result.backend);
-    };
-    check_backends(c, members, plan.executor, reference_ready, o.policy, judged, /*diagnose=*/true);
-    reference_ready();  // also when no run needed it (every backend outside its constraints or failing to run)
-    report.cases.push_back(std::move(entry));
-    ++p.case_index;
-  };
-  for (const PlannedCase& planned : plan.cases) {
-    if (o.stop && o.stop->load()) break;
-    try {
-      run_case(planned);
-    } catch (const Interrupted&) {  // the half-run case leaves no rows: a report row always has its case
-      const std::string id = fmt::format("c{}", p.case_index);
-      std::erase_if(report.rows, [&](const Row& r) { return r.case_id == id; });
-      break;
-    }
-  }
-  if (o.stop && o.stop->load()) {
-    report.interrupted = fmt::format("{} of {} planned cases were run.", p.case_index, plan.cases.size());
-    report.scope.insert(report.scope.begin(), "Interrupted: " + *report.interrupted);
-  }
-  for (const std::string& line : foreign_scope(plan, outside)) report.scope.push_back(line);
-  report.providers = providers_of(plan);
-  summarise(report);
-  return report;
+std::string case_id(std::int64_t index) { return fmt::format("c{}", index); }
+
+//! The report's entry of the planned case with plan index `index`, before its reference says what it verified.
+CaseEntry case_entry(const PlannedCase& planned, std::int64_t index) {
+  CaseEntry entry;
+  entry.id = case_id(index);
+  entry.request = planned.request;
+  entry.repro = to_string(planned.request);
+  return entry;
 }
 
-void write_report(const Report& report, const std::filesystem::path& dir) {
-  const std::string json = to_json_text(report);
-  const std::string markdown = render_markdown(report), html = render_html(report);
-  write_directory_atomically(dir, [&](const std::filesystem::path& tmp) {
-    write_file(tmp / "report.json", {json});
-    write_file(tmp / "report.md", {markdown});
-    write_file(tmp / "report.html", {html});
-  });
+//! What the case's reference verified, in its entry: how many elements, and how the tiered reference got them.
+void record_verification(CaseEntry& entry, const Case& c, const ReferenceResult& reference) {
+  entry.elements_total = output_elements(c);
+  entry.elements_verified = verified_elements(c, reference);
+  entry.fraction_verified = static_cast<double>(entry.elements_verified) / static_cast<double>(entry.elements_total);
+  if (reference.tiers)
+    entry.tiers = ReferenceTierCounts{entry.elements_verified - reference.tiers->uncertified_elements,
+                                      reference.tiers->uncertified_elements,
+                                      static_cast<std::int64_t>(reference.tiers->float128_blocks.size()),
+                                      reference.blocks_computed};
+}
+
+//! A case's reference, started with the case and taken when first needed. With the cuda executor it is
+//! computed on its own thread while the backends run on the device (both take minutes at the production
+//! shapes); the runs are judged once it is there. On the host both compete for the same cores (measured: no
+//! faster at the seed shapes), so it is computed when first needed, after the runs.
+class CaseReference {
+ public:
+  CaseReference(const Case& c, ReferenceOptions options, Executor executor)
+      : computing_(std::async(executor == Executor::cuda ? std::launch::async : std::launch::deferred,
+                              [&c, options = std::move(options)] { return compute_reference(c, options); })) {}
+
+  bool taken() const { return result_.has_value(); }
+  const ReferenceResult& get() {
+    if (!result_) result_ = computing_.get();
+    return *result_;
+  }
+
+ private:
+  std::future<ReferenceResult> computing_;
+  std::optional<ReferenceResult> result_;
+};
+
+//! One run of a report's plan: the report it fills, the progress it tells, and the cases each backend's
+//! constraints kept it from (the scope says them).
+class ReportRun {
+ public:
+  ReportRun(const ReportOptions& o, const std::function<void(const ReportProgress&)>& progress)
+      : o_(o), plan_(plan_report(o)), report_(header(o, plan_)), progress_callback_(progress) {
+    progress_.runs_total = plan_.backend_runs;
+    progress_.cases = static_cast<std::int64_t>(plan_.cases.size());
+    for (const PlannedCase& c : plan_.cases) {
+      const double runs = reference_weight + 1 + static_cast<double>(c.backends.size());  // with the baseline
+      progress_.work_total += element_steps(c.request) * runs;
+    }
+  }
+
+  //! With --max-reference-seconds, refuses the plan before anything runs, like a case too large for memory.
+  void refuse_slow_references() const {
+    if (o_.max_reference_seconds <= 0) return;
+    for (const PlannedCase& planned : plan_.cases)
+      require_reference_within(make_case(planned.request), reference_options(planned, o_), o_.max_reference_seconds);
+  }
+
+  //! The planned cases in turn, until the plan ends or the caller stops it. A case interrupted halfway leaves
+  //! no rows: a report row always has its case.
+  void run_cases() {
+    for (const PlannedCase& planned : plan_.cases) {
+      if (stopped()) break;
+      try {
+        run_case(planned);
+      } catch (const Interrupted&) {
+        const std::string id = case_id(progress_.case_index);
+        std::erase_if(report_.rows, [&](const Row& r) { return r.case_id == id; });
+        break;
+      }
+    }
+  }
+
+  //! The report: what an interruption left out, what the foreign backends' numbers do not say, the verdict.
+  Report finish() && {
+    if (stopped()) {
+      report_.interrupted =
+          fmt::format("{} of {} planned cases were run.", progress_.case_index, plan_.cases.size());
+      report_.scope.insert(report_.scope.begin(), "Interrupted: " + *report_.interrupted);
+    }
+    for (const std::string& line : foreign_scope(plan_, outside_)) report_.scope.push_back(line);
+    report_.providers = providers_of(plan_);
+    summarise(report_);
+    return std::move(report_);
+  }
+
+ private:
+  bool stopped() const { return o_.stop && o_.stop->load(); }
+
+  void tell(std::string activity) {
+    progress_.activity = std::move(activity);
+    progress_.elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
+    if (progress_callback_) progress_callback_(progress_);
+  }
+
+  //! One case: its reference, every backend that fits it checked against it, their rows, its entry.
+  void run_case(const PlannedCase& planned) {
+    const Case c = make_case(planned.request);
+    CaseEntry entry = case_entry(planned, progress_.case_index);
+    tell(fmt::format("reference and runs of {} ({} {})", entry.id, to_string(c.architecture), to_string(c.shape)));
+    CaseReference reference(c, reference_options(planned, o_), plan_.executor);
+    const auto reference_ready = [&]() -> const ReferenceResult& { return take(reference, c, entry); };
+    const auto judged = [&](const BackendResult& result) { collect_rows(result, c, entry); };
+    check_backends(c, fitting_backends(planned, c, entry), plan_.executor, reference_ready, o_.policy, judged,
+                   /*diagnose=*/true);
+    take(reference, c, entry);  // also when no run needed it (every backend outside its constraints or failing to run)
+    report_.cases.push_back(std::move(entry));
+    ++progress_.case_index;
+  }
+
+  //! The case's reference; taken the first time, it counts as done and fills the case's verification.
+  const ReferenceResult& take(CaseReference& reference, const Case& c, CaseEntry& entry) {
+    if (reference.taken()) return reference.get();
+    const ReferenceResult& result = reference.get();
+    progress_.work_done += element_steps(entry.request) * (reference_weight + 1);  // with the baseline
+    record_verification(entry, c, result);
+    return result;
+  }
+
+  //! The case's backends whose constraints it fits; each other one counts as done, its case noted for the scope.
+  std::vector<const BackendInfo*> fitting_backends(const PlannedCase& planned, const Case& c, const CaseEntry& entry) {
+    std::vector<const BackendInfo*> fitting;
+    for (const BackendInfo* b : planned.backends) {
+      if (const std::string why = b->constraints.violated_by(c); !why.empty()) {
+        outside_[b->name].push_back(fmt::format("{} ({})", entry.id, why));
+        ++progress_.runs_done;
+        progress_.work_done += element_steps(entry.request);
+        continue;
+      }
+      fitting.push_back(b);
+    }
+    return fitting;
+  }
+
+  //! One backend's judged run on the case: its device timing (cuda executor) and its rows, one per pass.
+  void collect_rows(const BackendResult& result, const Case& c, const CaseEntry& entry) {
+    const BackendInfo& backend = find_backend(result.backend);
+    std::optional<BackendTiming> timing;
+    if (plan_.executor == Executor::cuda && result.error.empty() && backend.time)
+      timing = time_backend(backend, c, o_.timing_warmup, o_.timing_repeats);
+    for (Row& row : rows_of(result, backend, entry, timing)) report_.rows.push_back(std::move(row));
+    ++progress_.runs_done;
+    progress_.work_done += element_steps(entry.request);
+    tell(result.backend);
+  }
+
+  const ReportOptions& o_;
+  const ReportPlan plan_;
+  Report report_;
+  const std::function<void(const ReportProgress&)>& progress_callback_;
+  ReportProgress progress_;
+  const Clock::time_point start_ = Clock::now();
+  std::map<std::string, std::vector<std::string>> outside_;  //!< backend -> the cases outside its constraints
+};
+
+}  // namespace
+
+Report run_report(const ReportOptions& o, const std::function<void(const ReportProgress&)>& progress) {
+  ReportRun run(o, progress);
+  run.refuse_slow_references();
+  run.run_cases();
+  return std::move(run).finish();
 }
 
 }  // namespace scancheck::reports

@@ -92,7 +92,4 @@ struct ReportProgress {
 //! Runs the plan and returns the summarised report.
 Report run_report(const ReportOptions&, const std::function<void(const ReportProgress&)>& progress = {});
 
-//! Writes report.json, report.md and report.html into `dir`, atomically (all three or none).
-void write_report(const Report&, const std::filesystem::path& dir);
-
 }  // namespace scancheck::reports

@@ -72,6 +72,31 @@ TEST(BackendNames, MalformedNamesSayWhatIsWrong) {
   EXPECT_FALSE(is_provider_name(""));
 }
 
+// What a speed profile names (reports/profile.hpp): the variant alone or with its provider, and the name
+// without its dtype, which every io dtype of the backend shares.
+TEST(BackendNames, ProviderVariantsParseAndNamesFormatWithoutTheirDtype) {
+  const ProviderVariant builtin = parse_provider_variant("fused_chunk16");
+  EXPECT_EQ(builtin.provider, "");
+  EXPECT_EQ(builtin.variant, "fused_chunk16");
+  const ProviderVariant foreign = parse_provider_variant("mykernels:triton_chunk64");
+  EXPECT_EQ(foreign.provider, "mykernels");
+  EXPECT_EQ(foreign.variant, "triton_chunk64");
+  const auto error_of = [](const char* text) { return input_error([&] { parse_provider_variant(text); }); };
+  EXPECT_TRUE(contains(error_of("rglru/chunk16@bf16"), "'rglru/chunk16@bf16': expected the variant alone"));
+  EXPECT_TRUE(contains(error_of("chunk16@bf16"), "without 'architecture/' and '@dtype'"));
+  EXPECT_TRUE(contains(error_of("My Kernels:chunk16"), "'My Kernels:chunk16': the provider must be [a-z0-9_-]+"));
+  EXPECT_TRUE(contains(error_of(":chunk16"), "the provider must be"));
+  EXPECT_TRUE(contains(error_of("p:a b"), "'p:a b': the variant must be [A-Za-z0-9_.+-]+"));
+  EXPECT_TRUE(contains(error_of(""), "the variant must be"));
+  EXPECT_EQ(name_without_dtype(parse_backend_name("complex_rglru/fused_chunk16@bf16")), "complex_rglru/fused_chunk16");
+  EXPECT_EQ(name_without_dtype(parse_backend_name("mykernels:rglru/triton_chunk64@fp32")),
+            "mykernels:rglru/triton_chunk64");
+  for (const BackendInfo& b : registry()) {
+    const BackendName n = parse_backend_name(b.name);
+    EXPECT_EQ(name_without_dtype(n) + "@" + std::string(dtype_token(n.io_dtype)), b.name);
+  }
+}
+
 //! A foreign backend registered as a worker or plugin will be: it runs the built-in sequential baseline.
 BackendInfo foreign_backend(std::string provider) {
   BackendInfo b;

@@ -24,14 +24,15 @@
 #include <unistd.h>
 
 #include "core/error.hpp"
+#include "render/history_page.hpp"
 #include "reports/history.hpp"
-#include "reports/history_page.hpp"
 #include "reports/model.hpp"
 
 namespace {
 
 using namespace scancheck;
 using namespace scancheck::reports;
+using namespace scancheck::render;
 namespace fs = std::filesystem;
 
 TensorEntry tensor(const std::string& name, double error) {

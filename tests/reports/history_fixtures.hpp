@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
 //! Synthetic nightly reports and raw SQL for the history tests (history_test.cpp, and
-//! history_concurrency_test.cpp, which the stress script runs many times): nightly(k) is the k-th of a
-//! series whose backend chunk16 grows 100x worse from revision 21 on.
+//! history_concurrency_test.cpp, which the stress script runs many times) and its page's
+//! (tests/render/history_page_test.cpp): nightly(k) is the k-th of a series whose backend chunk16 grows 100x
+//! worse from revision 21 on.
 #pragma once
 
 #include <gtest/gtest.h>

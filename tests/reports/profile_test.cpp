@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
 //! A user's speed profile (reports/profile.hpp): the real seed profile parses; joined to a synthetic report
-//! of the seed shapes (the three production backends, both io dtypes, forward and backward rows) every
-//! profile row matches with samu=complex_rglru and each unmatched one says why without; the reader rejects
-//! each malformed kind naming the field; the joined report survives report.json and renders its section.
+//! of the seed shapes (profile_fixtures.hpp) every profile row matches with samu=complex_rglru and each
+//! unmatched one says why without; the reader rejects each malformed kind naming the field; the joined report
+//! survives report.json (the pages' section of it: tests/render/profile_pages_test.cpp).
 //! Writes SCANCHECK_TEST_REPORTS/profile_test/{joined,unmatched,seed_shapes}.json: the schema test
 //! validates them, and profile_cli_test renders seed_shapes.json with `scancheck render --timings`.
 #include <gtest/gtest.h>
@@ -19,10 +19,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "reports/html.hpp"
-#include "reports/markdown.hpp"
 #include "reports/model.hpp"
 #include "reports/profile.hpp"
+#include "tests/reports/profile_fixtures.hpp"
 #include "tests/test_support.hpp"
 
 namespace scancheck::reports {
@@ -31,112 +30,13 @@ namespace {
 using nlohmann::json;
 using test::contains;
 using test::input_error;
-
-const std::filesystem::path seed_profile =
-    std::filesystem::path(SCANCHECK_FIXTURES_DIR) / "profiles" / "backward_profile_seed.json";
-const std::string seed_method = "one warmed backward pass; CUDA device event durations from torch.profiler";
-
-const std::string rglru_variant = "fused_grouped_prefix32_hierarchical_chunk16";
-const std::string samu_chunk32 = "fused_output_fused_write_shared_sfu_chunk32";
-const std::string samu_grouped = "fused_output_fused_write_shared_sfu_grouped_prefix64_hierarchical_chunk32";
-
-//! The production shapes of the seed-shapes preset, with its 16 heads.
-const std::vector<Shape> seed_shapes = {{4, 2048, 2048, 16}, {1, 8192, 2560, 16}, {1, 32768, 1024, 16}, {1, 32768, 2048, 16}};
+using namespace profile_fixtures;
 
 std::filesystem::path saved_reports() {
   const std::filesystem::path dir = std::filesystem::path(SCANCHECK_TEST_REPORTS) / "profile_test";
   std::filesystem::create_directories(dir);
   return dir;
 }
-
-TensorEntry measured(const std::string& name, double max_abs, double max_exact, double bound_ratio) {
-  TensorEntry t;
-  TensorMetrics& m = t.metrics;
-  m.name = name;
-  m.compared = 1000;
-  m.max_abs = max_abs;
-  m.max_exact = max_exact;
-  m.max_rel = max_abs / max_exact;
-  m.ulp_max = 3;
-  m.ulp_p50 = 0;
-  m.ulp_p90 = m.ulp_p99 = 1;
-  m.max_bound = max_abs / bound_ratio;
-  m.bound_ratio = bound_ratio;
-  m.baseline_abs = max_abs;
-  m.baseline_ratio = 1;
-  m.worst = {3, "[0, 1, 2]", max_exact - max_abs, max_exact, m.max_bound, 3};
-  m.ulp_histogram[0] = 900;
-  m.ulp_histogram[1] = 100;
-  return t;
-}
-
-Report empty_report() {
-  Report r;
-  r.label = "profile-test";
-  r.generated_at = "2024-06-01T12:00:00Z";
-  r.tool = {"scancheck", "0.1.0", "abc123"};
-  r.environment = {"host", std::nullopt, "GCC 12.2.0", std::nullopt, "testhost", 2};
-  r.method.preset = "seed-shapes";
-  r.method.reference_precision = "float64";
-  r.method.bounds = "first-order float32 bounds";
-  r.method.baseline = "sequential";
-  r.method.sampling = "one block";
-  r.method.seed = 1;
-  r.method.backends = "*";
-  r.coverage.backends_total = 6;
-  r.scope = default_scope(r.method);
-  return r;
-}
-
-std::string case_id(Report& r, const CaseRequest& request) {
-  for (const CaseEntry& c : r.cases)
-    if (to_string(c.request) == to_string(request)) return c.id;
-  r.cases.push_back({fmt::format("c{}", r.cases.size()), request, 1000, 100, 0.1, to_string(request), std::nullopt});
-  return r.cases.back().id;
-}
-
-//! A row of `backend` (a full name) on `shape`; the backward rows' errors grow with the shape's length.
-void add_row(Report& r, const std::string& backend, const Shape& shape, Direction direction) {
-  const BackendName name = parse_backend_name(backend);
-  CaseRequest request;
-  request.architecture = name.architecture;
-  request.shape = shape;
-  request.seed = 7;
-  request.io_dtype = name.io_dtype;
-  Row row;
-  row.case_id = case_id(r, request);
-  row.shape = shape;
-  row.architecture = name.architecture;
-  row.backend = backend;
-  row.io_dtype = name.io_dtype;
-  row.direction = direction;
-  const double e = 1e-6 * static_cast<double>(shape.length) / 2048;
-  row.tensors = direction == Direction::forward
-                    ? std::vector<TensorEntry>{measured("y", e, 2, 0.1), measured("h_last", e, 2, 0.1)}
-                    : std::vector<TensorEntry>{measured("dx", 2 * e, 2, 0.25), measured("dh0", e, 2, 0.125)};
-  row.seed = request.seed;
-  row.repro = fmt::format("scancheck check {} --backend '{}'", to_string(request), backend);
-  r.rows.push_back(std::move(row));
-}
-
-//! The three production backends in both dtypes on the four seed shapes, forward and backward: 48 rows.
-Report seed_shape_report() {
-  Report r = empty_report();
-  for (const Shape& shape : seed_shapes)
-    for (const std::string& backend : {"rglru/" + rglru_variant, "complex_rglru/" + samu_chunk32,
-                                       "complex_rglru/" + samu_grouped})
-      for (const char* dtype : {"@fp32", "@bf16"})
-        for (Direction d : {Direction::forward, Direction::backward}) add_row(r, backend + dtype, shape, d);
-  summarise(r);
-  return r;
-}
-
-const Profile& seed() {
-  static const Profile p = load_profile(seed_profile);
-  return p;
-}
-
-ProfileAliases samu_alias() { return parse_profile_aliases({"samu=complex_rglru"}); }
 
 const Row& row_of(const Report& r, const std::string& backend, const Shape& shape, Direction direction) {
   for (const Row& row : r.rows)
@@ -487,51 +387,6 @@ TEST(ProfileJoin, SpeedLinesGroupABackendsShapesWithTheDtypesSideBySide) {
   const ProfiledSpeed line = profiled_speeds(r)[1];
   EXPECT_EQ(line.verdict, "fail");
   EXPECT_EQ(line.rows_failed, 1);
-  EXPECT_TRUE(contains(render_markdown(r), "| **fail** (1 of 1 rows) | 1537 |"));
-}
-
-TEST(ProfileJoin, PagesShowTheSectionWithTheMethodQuoted) {
-  Report r = seed_shape_report();
-  join_profile(r, seed(), {});
-  const std::string md = render_markdown(r);
-  EXPECT_TRUE(contains(md, "## Measured speed (your profile)"));
-  EXPECT_TRUE(contains(md, "> " + seed_method));
-  EXPECT_TRUE(contains(md, seed().source.sha256));
-  // rglru at (1, 32768, 2048): 5664 µs, its largest category copy 2001 µs... read from the profile itself.
-  const ProfileRow& big = seed().rows[6];
-  const auto top = largest_categories({6, big.summed_cuda_duration_us, big.cuda_events, big.categories}, 1);
-  EXPECT_TRUE(contains(md, fmt::format("| rglru/{}@fp32 | 1 × 32768 × 2048 | 1 |", rglru_variant)));
-  EXPECT_TRUE(contains(md, fmt::format("| 5664 | 36 | {} {:.0f} µs", top[0].first, top[0].second.duration_us)));
-  EXPECT_TRUE(contains(md, "architecture 'samu' is not one of scancheck's"));
-  EXPECT_TRUE(contains(md, "The profile names no io dtype"));
-
-  const std::string html = render_html(r);
-  EXPECT_TRUE(contains(html, "<section id=\"measured-speed\">"));
-  EXPECT_TRUE(contains(html, "<h2>Measured speed (your profile)</h2>"));
-  EXPECT_TRUE(contains(html, "<blockquote class=\"profile-method\">" + seed_method + "</blockquote>"));
-  EXPECT_TRUE(contains(html, "Profile rows not joined (4)"));
-  EXPECT_TRUE(contains(html, "architecture &#39;samu&#39; is not one of scancheck&#39;s"));
-  EXPECT_TRUE(contains(html, seed().source.sha256));
-
-  EXPECT_FALSE(contains(render_markdown(seed_shape_report()), "Measured speed"));
-  EXPECT_FALSE(contains(render_html(seed_shape_report()), "measured-speed"));
-}
-
-TEST(ProfileJoin, OutsideTextIsEscapedOnBothPages) {
-  json j = json::parse(test::read_file(seed_profile));
-  j["method"] = "<script>alert(1)</script> | *bold* [link](x)";
-  j["rows"][0]["categories"]["<img src=x onerror=alert(2)>"] = {{"events", 1}, {"duration_us", 9999}};
-  Report r = seed_shape_report();
-  join_profile(r, parse_profile(j.dump(), "<b>hostile</b>.json"), samu_alias());
-  const std::string html = render_html(r);
-  EXPECT_FALSE(contains(html, "<script>alert"));
-  EXPECT_FALSE(contains(html, "<img src=x"));
-  EXPECT_FALSE(contains(html, "<b>hostile"));
-  EXPECT_TRUE(contains(html, "&lt;script&gt;alert(1)&lt;/script&gt;"));
-  const std::string md = render_markdown(r);
-  EXPECT_FALSE(contains(md, "<script>"));
-  EXPECT_FALSE(contains(md, "<img"));
-  EXPECT_TRUE(contains(md, "&lt;script&gt;alert(1)&lt;/script&gt; \\| \\*bold\\* \\[link\\](x)"));
 }
 
 // ---- reports for the schema test and the CLI test ---------------------------------------------------------

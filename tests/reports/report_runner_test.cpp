@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// The report runner and the model's JSON: presets plan what they promise, a real report round-trips
-// through report.json exactly, the strict reader names what is wrong with a bad file, and write_report
-// writes all three files or none. Every report written here lands under SCANCHECK_TEST_REPORTS, where
-// report_schema_test validates it against reports/schema/report.schema.json.
+// The report runner and the model's JSON: presets plan what they promise, a real report (small_report.hpp)
+// round-trips through report.json exactly and the strict reader names what is wrong with a bad file (its
+// pages and the directory write_report writes: tests/render/). Every report written here lands under
+// SCANCHECK_TEST_REPORTS, where report_schema_test validates it against reports/schema/report.schema.json.
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -14,9 +14,8 @@
 #include "core/architectures.hpp"
 #include "core/error.hpp"
 #include "properties/fuzz.hpp"
-#include "reports/html.hpp"
-#include "reports/markdown.hpp"
 #include "reports/runner.hpp"
+#include "tests/reports/small_report.hpp"
 
 namespace scancheck::reports {
 namespace {
@@ -24,24 +23,9 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-const fs::path test_reports = fs::path(SCANCHECK_TEST_REPORTS) / "report_runner_test";
+using fixtures::small_report;
 
-//! A quick report of a few backends, computed once for the whole suite.
-const Report& small_report() {
-  static const Report report = [] {
-    ReportOptions o;
-    o.backends = "{scan/chunk16,complex_rglru/fused_output_shared_sfu_chunk32,rglru/sequential}@*";
-    o.seed = 7;
-    o.label = "runner-test";
-    // The quick ladder up to 300 (every chunk and a group boundary): every test process pays for it, and
-    // L = 2100 made each of them take 30 s under the sanitizers.
-    o.lengths = {2, 33, 300};
-    Report r = run_report(o);
-    write_report(r, test_reports / "small");
-    return r;
-  }();
-  return report;
-}
+const fs::path test_reports = fs::path(SCANCHECK_TEST_REPORTS) / "report_runner_test";
 
 TEST(ReportPlan, QuickCoversEveryBackendWithALadderOfLengths) {
   const ReportPlan plan = plan_report({});
@@ -211,7 +195,6 @@ TEST(ReportRun, EveryCaseStatesItsReferenceTiers) {
   }
   ASSERT_TRUE(r.coverage.tiers);
   EXPECT_EQ(*r.coverage.tiers, all);
-  EXPECT_NE(render_markdown(r).find("| reference tiers | "), std::string::npos);
 }
 
 TEST(ReportJson, RoundTripsExactly) {
@@ -302,14 +285,6 @@ TEST(ReportJson, ProvidersTravelWithTheirRuntimeAndProvenance) {
   EXPECT_EQ(from_json(json::parse(j.dump()), "providers.json").providers, r.providers);
   fs::create_directories(test_reports / "providers");
   save_report_json(r, test_reports / "providers" / "report.json");
-  const std::string md = render_markdown(r);
-  EXPECT_NE(md.find("## Foreign providers\n\n| provider | loaded by | runtime | provenance |\n"), std::string::npos);
-  EXPECT_NE(md.find("| numpy | \\--worker 'python3 examples/numpy_worker.py' | python 3.11.2, numpy 1.24.2 | "
-                    "package mykernels, version 1.2.0 |"),
-            std::string::npos)
-      << md;
-  EXPECT_NE(md.find("| cppdemo | \\--plugin build/cppdemo.so | not said | not said |"), std::string::npos);
-  EXPECT_NE(render_html(r).find("<dt>numpy</dt><dd>--worker &#39;python3"), std::string::npos);
 
   json misspelt = j;
   misspelt["providers"][0]["provenance"]["sha"] = "abc";
@@ -323,75 +298,10 @@ TEST(ReportJson, ProvidersTravelWithTheirRuntimeAndProvenance) {
   EXPECT_NE(read_error(unnamed).find("providers[0].name: 'Bad Name' is not [a-z0-9_-]+"), std::string::npos);
 }
 
-TEST(ReportFiles, WriteReportWritesAllThreeFilesAndNoTemporary) {
-  const fs::path dir = test_reports / "small";
-  small_report();
-  for (const char* name : {"report.json", "report.md", "report.html"}) {
-    ASSERT_TRUE(fs::exists(dir / name)) << name;
-    EXPECT_GT(fs::file_size(dir / name), 500u) << name;
-  }
-  for (const auto& entry : fs::directory_iterator(dir.parent_path()))
-    EXPECT_EQ(entry.path().filename().string().find(".tmp-"), std::string::npos) << entry.path();
-  EXPECT_EQ(to_json(load_report(dir / "report.json")), to_json(small_report()));
-}
-
-TEST(ReportFiles, AnUnwritableDirectoryIsAnInputErrorAndLeavesNothing) {
-  const fs::path blocker = test_reports / "not-a-directory";
-  fs::create_directories(test_reports);
-  std::ofstream(blocker) << "a file where the report's parent directory should be\n";
-  EXPECT_THROW(write_report(small_report(), blocker / "report"), InputError);
-  EXPECT_TRUE(fs::is_regular_file(blocker));
-  for (const auto& entry : fs::directory_iterator(test_reports))
-    EXPECT_EQ(entry.path().filename().string().find(".tmp-"), std::string::npos) << entry.path();
-}
-
-TEST(ReportMarkdown, VerdictFirstThenATablePerArchitecture) {
-  const std::string md = render_markdown(small_report());
-  EXPECT_EQ(md.find("# scancheck tolerance report: runner-test"), 0u);
-  const auto verdict = md.find("**PASS: 6 backends x 18 cases");
-  ASSERT_NE(verdict, std::string::npos);
-  std::size_t previous = verdict;
-  for (const char* heading : {"## scan", "## rglru", "## complex_rglru"}) {
-    const auto at = md.find(std::string(heading) + "\n");
-    ASSERT_NE(at, std::string::npos) << heading;
-    EXPECT_GT(at, previous) << heading;
-    previous = at;
-  }
-  EXPECT_NE(md.find("| backend | worst tensor | error / bound | baseline ratio | ULP p99 | max ULP |"), std::string::npos);
-  EXPECT_NE(md.find("| rglru/sequential@bf16 |"), std::string::npos);
-  EXPECT_EQ(md.find("## Failures"), std::string::npos);
-}
-
-TEST(ReportMarkdown, FailuresComeBeforeTheTablesWithTheirRepro) {
+// Device timings (the cuda executor's) travel through report.json with their rows.
+TEST(ReportJson, DeviceTimingsRoundTrip) {
   Report r = small_report();
-  Row& row = r.rows[5];
-  row.verdict = Verdict::fail;
-  row.tensors.front().pass = false;
-  row.tensors.front().reasons = {"h: element [0, 1, 2] is 9x its bound"};
-  summarise(r);
-  const std::string md = render_markdown(r);
-  EXPECT_NE(md.find("**FAIL: 1 of 6 backends failed (1 of 36 rows: 1 fail)"), std::string::npos);
-  const auto failures = md.find("## Failures");
-  ASSERT_NE(failures, std::string::npos);
-  EXPECT_LT(failures, md.find("## scan\n"));
-  EXPECT_NE(md.find("9x its bound", failures), std::string::npos);
-  EXPECT_NE(md.find(row.repro, failures), std::string::npos);
-  EXPECT_NE(md.find("**FAIL** (1)"), std::string::npos);
-}
-
-TEST(ReportTimings, DeviceTimesStandBesideTheErrors) {
-  Report r = small_report();
-  EXPECT_EQ(render_markdown(r).find("fwd ms"), std::string::npos) << "host reports have no timing columns";
-  for (Row& row : r.rows)
-    row.timing = Timing{row.direction == Direction::forward ? 0.25 : 0.75, 0.2, 0.9, 10};
-  r.rows.front().timing->median_ms = 1.5;  // the largest median of its backend's forward rows is shown
-  const std::string md = render_markdown(r);
-  EXPECT_NE(md.find("| fwd ms | bwd ms |"), std::string::npos);
-  EXPECT_NE(md.find(fmt::format("| {} |", r.rows.front().backend)), std::string::npos);
-  EXPECT_NE(md.find(" 1.5 | 0.75 |"), std::string::npos);
-  const std::string html = render_html(r);
-  EXPECT_NE(html.find("<th>forward ms</th><th>backward ms</th>"), std::string::npos);
-  EXPECT_NE(html.find("<td>1.5</td><td>0.75</td>"), std::string::npos);
+  for (Row& row : r.rows) row.timing = Timing{row.direction == Direction::forward ? 0.25 : 0.75, 0.2, 0.9, 10};
   EXPECT_EQ(to_json(from_json(to_json(r), "timed")), to_json(r));
 }
 
