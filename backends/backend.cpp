@@ -46,7 +46,8 @@ bool BackendInfo::computes(Direction d) const { return std::find(passes.begin(),
 
 std::string BackendConstraints::violated_by(const Case& c) const {
   const Shape& s = c.shape;
-  if (s.width % width_multiple != 0) return fmt::format("W = {} is not a multiple of width_multiple {}", s.width, width_multiple);
+  if (s.width % width_multiple != 0)
+    return fmt::format("W = {} is not a multiple of width_multiple {}", s.width, width_multiple);
   if (max_width && s.width > *max_width) return fmt::format("W = {} is above max_width {}", s.width, *max_width);
   if (max_length && s.length > *max_length) return fmt::format("L = {} is above max_length {}", s.length, *max_length);
   if (s.length < min_length) return fmt::format("L = {} is below min_length {}", s.length, min_length);
@@ -66,8 +67,10 @@ std::string BackendConstraints::violated_by(const Case& c) const {
   if (resets_at_start && describe(c.architecture).segment_positions)
     for (std::int64_t b = 0; b < s.batch; ++b)
       if (c.segment_pos[b * s.length] != 0)
-        return fmt::format("batch entry {} does not start with a reset and the backend takes only cases whose "
-                           "entries all do (resets_at_start: true)", b);
+        return fmt::format(
+            "batch entry {} does not start with a reset and the backend takes only cases whose "
+            "entries all do (resets_at_start: true)",
+            b);
   if (c.decays != decays)
     return fmt::format("the case gives its decays as {} and the backend takes them as {} (decays: {})",
                        decay_input(c.decays), decay_input(decays), to_string(decays));

@@ -78,7 +78,7 @@ struct BackendInfo {
   std::string name;      //!< [provider:]architecture/variant@dtype
   std::string provider;  //!< empty for the built-in backends
   Architecture architecture = Architecture::scan;
-  std::string variant;   //!< the variant token, e.g. "fused_chunk16"
+  std::string variant;  //!< the variant token, e.g. "fused_chunk16"
   DType io_dtype = DType::float32;
   std::optional<Variant> builtin;  //!< a built-in's schedule and flags; nothing for a foreign backend
   //! The passes it computes: a forward-only backend is judged on its forward outputs alone.

@@ -87,8 +87,7 @@ Outputs run_gated_layer(const Variant& v, const Case& c, Executor executor) {
 
 BackendTiming time_gated_layer(const Variant& v, const Case& c, int warmup, int repeats) {
 #if SCANCHECK_HAVE_CUDA
-  const auto t =
-      backends::time_gated_cuda(backends::gated_arrays(c, nullptr), v.flags, v.schedule, warmup, repeats);
+  const auto t = backends::time_gated_cuda(backends::gated_arrays(c, nullptr), v.flags, v.schedule, warmup, repeats);
   return {pass_timing(t.forward.total), pass_timing(t.backward.total), repeats};
 #else
   (void)v, (void)c, (void)warmup, (void)repeats;

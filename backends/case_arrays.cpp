@@ -19,8 +19,7 @@ float* output(Outputs* out, const char* name) { return out ? out->at(name).data(
 
 Outputs output_tensors(const Case& c) {
   Outputs out;
-  for (const TensorSpec& spec : tensor_layout(c, TensorRole::output))
-    out.emplace(spec.name, Tensor<float>(spec.dims));
+  for (const TensorSpec& spec : tensor_layout(c, TensorRole::output)) out.emplace(spec.name, Tensor<float>(spec.dims));
   return out;
 }
 

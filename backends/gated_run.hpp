@@ -23,8 +23,8 @@
 #include <string>
 
 #include "backends/gemm.hpp"
-#include "backends/variant_flags.hpp"
 #include "backends/kernels/gated/elementwise.hpp"
+#include "backends/variant_flags.hpp"
 
 namespace scancheck::backends {
 
@@ -45,9 +45,9 @@ struct GatedArrays {
   const float* input_gate_b = nullptr;        // [H, K_out]
   const float* a_gate_w = nullptr;
   const float* a_gate_b = nullptr;
-  const float* dy = nullptr;                  // [B, L, W]
-  const float* dh_last = nullptr;             // [B, W]
-  float* y = nullptr;                         // outputs
+  const float* dy = nullptr;       // [B, L, W]
+  const float* dh_last = nullptr;  // [B, W]
+  float* y = nullptr;              // outputs
   float* h_last = nullptr;
   float* dx = nullptr;
   float* dh0 = nullptr;
@@ -69,8 +69,14 @@ using kernels::Grid;
 struct Dims {
   std::int64_t B, L, N, W, Wc, H, K_in, K_out;
   explicit Dims(const GatedArrays& io)
-      : B(io.geometry.batch), L(io.geometry.length), N(B * L), W(io.geometry.width), Wc(io.geometry.channels),
-        H(io.heads), K_in(W / H), K_out(Wc / H) {}
+      : B(io.geometry.batch),
+        L(io.geometry.length),
+        N(B * L),
+        W(io.geometry.width),
+        Wc(io.geometry.channels),
+        H(io.heads),
+        K_in(W / H),
+        K_out(Wc / H) {}
 };
 
 //! Per head h: C_h = X_h W_h with X_h the head's K_in columns of x and W_h [K_in, K_out].
@@ -83,8 +89,8 @@ inline StridedBatchedGemm weight_gradient(const Dims& d, const float* x, const f
 }
 //! dX_h += dZ_h W_h^T.
 inline StridedBatchedGemm back_projection(const Dims& d, const float* dz, const float* w, float* dx) {
-  return {d.N, d.K_in, d.K_out, d.H, {dz, d.Wc, d.K_out, false}, {w, d.K_out, d.K_in * d.K_out, true}, dx, d.W,
-          d.K_in, 1.0f};
+  return {d.N, d.K_in, d.K_out, d.H, {dz, d.Wc, d.K_out, false}, {w, d.K_out, d.K_in * d.K_out, true},
+          dx,  d.W,    d.K_in,  1.0f};
 }
 
 //! Rows summed by one program of the first column-sum pass.
@@ -112,7 +118,12 @@ template <class F, class IO, class Exec>
 class Passes {
  public:
   Passes(Exec& ex, const GatedArrays& io, const VariantFlags& flags, const kernels::Schedule& schedule)
-      : ex_(ex), io_(io), flags_(flags), schedule_(schedule), d(io), g(io.geometry),
+      : ex_(ex),
+        io_(io),
+        flags_(flags),
+        schedule_(schedule),
+        d(io),
+        g(io.geometry),
         per_element{(d.Wc + V - 1) / V, d.N, 1},
         merged(io.complex ? ChannelLayout::merged(d.W) : ChannelLayout::real(d.W)),
         relayout(io.complex && !flags.fused_output),
@@ -183,13 +194,22 @@ class Passes {
     float* dza = ex_.template scratch<float>(d.N * d.Wc);
     float* a_param_term = ex_.template scratch<float>(d.N * d.Wc);
     float* a_imag_term = io_.complex ? ex_.template scratch<float>(d.N * d.Wc) : nullptr;
-    const kernels::GradientElement<F, IO> element{g,        gates,        io_.exact_sqrt_gradient,
-                                                  x_scan,   {y_scan, scan_layout}, states,
-                                                  {h0, merged}, {dx_acc, merged}, dzx,
-                                                  dza,      a_param_term, a_imag_term,
+    const kernels::GradientElement<F, IO> element{g,
+                                                  gates,
+                                                  io_.exact_sqrt_gradient,
+                                                  x_scan,
+                                                  {y_scan, scan_layout},
+                                                  states,
+                                                  {h0, merged},
+                                                  {dx_acc, merged},
+                                                  dzx,
+                                                  dza,
+                                                  a_param_term,
+                                                  a_imag_term,
                                                   {dh0, merged}};
     F* g_out = flags_.fused ? nullptr : ex_.template scratch<F>(d.N * d.Wc);
-    const kernels::GatedBackward<F, IO> backward{g, gates, flags_.fused, at, dy_scan, {dh_last, merged}, element, g_out};
+    const kernels::GatedBackward<F, IO> backward{g,       gates, flags_.fused, at, dy_scan, {dh_last, merged},
+                                                 element, g_out};
     kernels::run_affine_scan(ex_, backward, schedule_);
     if (!flags_.fused) ex_.launch("gate gradients", per_element, kernels::GateGradients<F, IO, V>{element, g_out});
 

@@ -23,19 +23,29 @@ inline constexpr std::int64_t guard_elements = 64;
 template <class T>
 T poison_value();
 template <>
-inline float poison_value<float>() { return kernels::bits_float(0x7fa5a5a5u); }
+inline float poison_value<float>() {
+  return kernels::bits_float(0x7fa5a5a5u);
+}
 template <>
-inline kernels::bf16 poison_value<kernels::bf16>() { return {0x7fa5u}; }
+inline kernels::bf16 poison_value<kernels::bf16>() {
+  return {0x7fa5u};
+}
 
 template <class T>
 T sentinel_value();
 template <>
-inline float sentinel_value<float>() { return kernels::bits_float(0x5a5a5a5au); }
+inline float sentinel_value<float>() {
+  return kernels::bits_float(0x5a5a5a5au);
+}
 template <>
-inline kernels::bf16 sentinel_value<kernels::bf16>() { return {0x5a5au}; }
+inline kernels::bf16 sentinel_value<kernels::bf16>() {
+  return {0x5a5au};
+}
 
 template <class T>
-bool same_bits(const T& x, const T& y) { return std::memcmp(&x, &y, sizeof(T)) == 0; }
+bool same_bits(const T& x, const T& y) {
+  return std::memcmp(&x, &y, sizeof(T)) == 0;
+}
 
 //! The bits of a float32 or bf16 value as an unsigned integer of its size.
 inline std::uint32_t value_bits(float x) { return kernels::float_bits(x); }

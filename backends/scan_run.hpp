@@ -17,7 +17,7 @@ struct ScanArrays {
   kernels::ScanGeometry geometry;
   bool complex = false;
   bool bf16_io = false;
-  const float* a = nullptr;        // [B, L, W]
+  const float* a = nullptr;  // [B, L, W]
   const float* b = nullptr;
   const float* h0 = nullptr;       // [B, W]
   const float* dh = nullptr;       // [B, L, W]

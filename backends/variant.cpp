@@ -163,8 +163,9 @@ ProviderVariant parse_provider_variant(std::string_view text) {
     throw InputError(fmt::format("'{}': {}", text, why));
   };
   if (text.find_first_of("/@") != std::string_view::npos)
-    return fail("expected the variant alone, without 'architecture/' and '@dtype' (e.g. fused_chunk16, or "
-                "mykernels:triton_chunk64 for a foreign backend)");
+    return fail(
+        "expected the variant alone, without 'architecture/' and '@dtype' (e.g. fused_chunk16, or "
+        "mykernels:triton_chunk64 for a foreign backend)");
   ProviderVariant p;
   const std::size_t colon = text.find(':');
   if (colon != std::string_view::npos) {

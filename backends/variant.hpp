@@ -28,8 +28,8 @@
 
 namespace scancheck {
 
-using kernels::Schedule;
 using backends::VariantFlags;
+using kernels::Schedule;
 
 //! A built-in variant, typed: the schedule of its scan kernels and its flags.
 struct Variant {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
 //! `scancheck list`: every backend with its architecture, schedule, flags, io dtype and the executors of
-//! this build; then each foreign provider's runtime and provenance. `scancheck run`: one backend's forward and backward on a case, outputs in the case format.
+//! this build; then each foreign provider's runtime and provenance. `scancheck run`: one backend's forward and backward
+//! on a case, outputs in the case format.
 #include <algorithm>
 #include <cstdio>
 #include <memory>
@@ -66,7 +67,9 @@ void print_providers(const std::vector<const BackendInfo*>& shown) {
 
 //! A built-in's schedule; "-" for a foreign backend (its variant is its own).
 std::string schedule_of(const BackendInfo& b) { return b.builtin ? to_string(b.builtin->schedule) : "-"; }
-std::vector<std::string> flags_of(const BackendInfo& b) { return b.builtin ? flag_names(b.builtin->flags) : std::vector<std::string>{}; }
+std::vector<std::string> flags_of(const BackendInfo& b) {
+  return b.builtin ? flag_names(b.builtin->flags) : std::vector<std::string>{};
+}
 
 int list_backends(const std::string& arch_filter, bool json) {
   std::vector<const BackendInfo*> shown;
@@ -106,8 +109,9 @@ int list_backends(const std::string& arch_filter, bool json) {
   };
   row("backend", "architecture", "schedule", "flags", "io dtype", "executors");
   for (const BackendInfo* b : shown)
-    row(b->name, std::string(to_string(b->architecture)), schedule_of(*b), flags_of(*b).empty() ? "-" : join(flags_of(*b), ","),
-        std::string(to_string(b->io_dtype)), join(executors_of(*b, executors), ","));
+    row(b->name, std::string(to_string(b->architecture)), schedule_of(*b),
+        flags_of(*b).empty() ? "-" : join(flags_of(*b), ","), std::string(to_string(b->io_dtype)),
+        join(executors_of(*b, executors), ","));
   std::printf("%zu backends\n", shown.size());
   print_providers(shown);
   return 0;
@@ -162,8 +166,7 @@ void add_run(CLI::App& app, Action& action) {
         for (const auto& [name, tensor] : outputs) write_npy(tmp / (name + ".npy"), tensor);
       });
       std::printf("wrote %s: %s on %s %s (%s executor)\n", o->out.c_str(), backend.name.c_str(),
-                  std::string(to_string(c.architecture)).c_str(), to_string(c.shape).c_str(),
-                  o->executor.name.c_str());
+                  std::string(to_string(c.architecture)).c_str(), to_string(c.shape).c_str(), o->executor.name.c_str());
       return 0;
     };
   });

@@ -57,8 +57,8 @@ void require_fresh(const std::filesystem::path& dir) {
   std::error_code ec;
   if (!std::filesystem::exists(dir, ec)) return;
   if (std::filesystem::exists(dir / "campaign.json", ec) || std::filesystem::exists(dir / "shards", ec))
-    throw InputError(fmt::format("--out '{}' already holds a campaign: choose another directory or remove it",
-                                 dir.string()));
+    throw InputError(
+        fmt::format("--out '{}' already holds a campaign: choose another directory or remove it", dir.string()));
   if (!std::filesystem::is_directory(dir, ec) || !std::filesystem::is_empty(dir, ec))
     throw InputError(fmt::format("--out '{}' is not a new or empty directory", dir.string()));
 }
@@ -70,9 +70,12 @@ int run_campaign(Options& o) {
   c.scancheck = o.scancheck.empty() ? this_executable() : std::filesystem::absolute(o.scancheck);
   require_fresh(c.out);
   const std::filesystem::path shard_job = c.out / "shard.sbatch", merge_job = c.out / "merge.sbatch";
-  nlohmann::json record{{"shards", c.shards},          {"label", c.label},
-                        {"report_args", c.report_args}, {"scancheck", c.scancheck.string()},
-                        {"created_at", reports::utc_now()}, {"report", (c.out / "report").string()}};
+  nlohmann::json record{{"shards", c.shards},
+                        {"label", c.label},
+                        {"report_args", c.report_args},
+                        {"scancheck", c.scancheck.string()},
+                        {"created_at", reports::utc_now()},
+                        {"report", (c.out / "report").string()}};
   std::error_code ec;
   std::filesystem::create_directories(c.out.parent_path(), ec);
   if (ec) throw InputError(fmt::format("cannot create '{}': {}", c.out.parent_path().string(), ec.message()));
@@ -87,7 +90,8 @@ int run_campaign(Options& o) {
     std::printf("campaign: %lld shards written to %s (not submitted); submit with\n  %s\n",
                 static_cast<long long>(c.shards), c.out.c_str(),
                 fmt::format("merge=$({0} --parsable --dependency=afterany:$({0} --parsable {1} | cut -d';' -f1) {2})",
-                            o.sbatch, shard_job.string(), merge_job.string()).c_str());
+                            o.sbatch, shard_job.string(), merge_job.string())
+                    .c_str());
     return 0;
   }
   std::string array;
@@ -101,15 +105,17 @@ int run_campaign(Options& o) {
   try {
     merge = parsable_job_id(output_of({o.sbatch, "--parsable", "--dependency=afterany:" + array, merge_job.string()}));
   } catch (const InputError& e) {  // the array is queued and runs from the directory: it stays
-    throw InputError(fmt::format("the shards were submitted as job array {} but the merge job was not ({}); merge "
-                                 "later with `sbatch {}` or cancel them with `scancel {}`",
-                                 array, e.what(), merge_job.string(), array));
+    throw InputError(
+        fmt::format("the shards were submitted as job array {} but the merge job was not ({}); merge "
+                    "later with `sbatch {}` or cancel them with `scancel {}`",
+                    array, e.what(), merge_job.string(), array));
   }
   record["jobs"] = {{"shards", array}, {"merge", merge}};
   write_file_atomically(c.out / "campaign.json", record.dump(2) + "\n");
-  std::printf("campaign: %lld shards as Slurm job array %s, merge job %s after it (afterany)\n"
-              "report: %s/report/report.{json,md,html} once job %s ends\n",
-              static_cast<long long>(c.shards), array.c_str(), merge.c_str(), c.out.c_str(), merge.c_str());
+  std::printf(
+      "campaign: %lld shards as Slurm job array %s, merge job %s after it (afterany)\n"
+      "report: %s/report/report.{json,md,html} once job %s ends\n",
+      static_cast<long long>(c.shards), array.c_str(), merge.c_str(), c.out.c_str(), merge.c_str());
   return 0;
 }
 
@@ -119,21 +125,26 @@ void add_campaign(CLI::App& app, Action& action) {
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
       "campaign", "Submit a report split into shards as a Slurm job array, and a merge job after it");
-  cmd->add_option("--shards", o->campaign.shards, "number of shards (array tasks)")->required()->check(positive_integer);
-  cmd->add_option("--out", o->out, "the campaign directory: job scripts, logs, shard reports, merged report")->required();
+  cmd->add_option("--shards", o->campaign.shards, "number of shards (array tasks)")
+      ->required()
+      ->check(positive_integer);
+  cmd->add_option("--out", o->out, "the campaign directory: job scripts, logs, shard reports, merged report")
+      ->required();
   cmd->add_option("--gpus-per-shard", o->campaign.gpus_per_shard, "GPUs each array task requests (--gres=gpu:G)")
       ->check(non_negative_integer);
   cmd->add_option("--partition", o->campaign.partition, "Slurm partition of both jobs");
   cmd->add_option("--account", o->campaign.account, "Slurm account of both jobs");
-  cmd->add_option("--time-limit", o->campaign.time_limit, "each shard's time limit, e.g. 02:00:00 (SIGTERM at the "
+  cmd->add_option("--time-limit", o->campaign.time_limit,
+                  "each shard's time limit, e.g. 02:00:00 (SIGTERM at the "
                   "limit: the shard writes what it finished)");
   cmd->add_option("--sbatch-option", o->campaign.sbatch_options, "a further #SBATCH line for both jobs (repeatable)");
   cmd->add_option("--scancheck", o->scancheck, "the scancheck the jobs run (default: this one)");
   cmd->add_option("--sbatch", o->sbatch, "the sbatch command (default: sbatch on PATH)");
   cmd->add_flag("--no-submit{false}", o->submit, "write the job scripts, do not submit them");
   cmd->add_option("REPORT_ARGS", o->campaign.report_args, "after --: the arguments of `scancheck report`")->required();
-  cmd->footer("Example: scancheck campaign --shards 16 --gpus-per-shard 1 --time-limit 04:00:00 --out /scratch/nightly "
-              "-- --preset ci --executor cuda --label nightly");
+  cmd->footer(
+      "Example: scancheck campaign --shards 16 --gpus-per-shard 1 --time-limit 04:00:00 --out /scratch/nightly "
+      "-- --preset ci --executor cuda --label nightly");
   cmd->callback([&action, o] { action = [o] { return run_campaign(*o); }; });
 }
 

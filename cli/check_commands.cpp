@@ -88,7 +88,8 @@ std::vector<std::pair<Case, std::string>> cases_to_check(const CheckOptions& o,
     if (!o.io_dtype.empty() && parse_dtype(o.io_dtype) != d) continue;
     r.io_dtype = d;
     Case c = make_case(r);
-    if (!fitting(c, matched).empty()) cases.emplace_back(std::move(c), fmt::format("seed {} regime {}", r.seed, o.regime));
+    if (!fitting(c, matched).empty())
+      cases.emplace_back(std::move(c), fmt::format("seed {} regime {}", r.seed, o.regime));
   }
   return cases;
 }

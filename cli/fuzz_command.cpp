@@ -122,8 +122,8 @@ std::vector<std::string> shard_arguments(int device, std::size_t index, std::siz
     if (mine[i] == "--devices") ++i;  // and its value
     else if (!mine[i].starts_with("--devices=")) args.push_back(mine[i]);
   }
-  for (const std::string& a : {std::string("--device"), std::to_string(device), std::string("--shard"),
-                               fmt::format("{}/{}", index, count)})
+  for (const std::string& a :
+       {std::string("--device"), std::to_string(device), std::string("--shard"), fmt::format("{}/{}", index, count)})
     args.push_back(a);
   return args;
 }
@@ -215,16 +215,19 @@ int run_fuzz(const Options& o) {
   FuzzProgress p;
   {
     ProgressLine progress;
-    p = fuzz(f, [&](const FuzzProgress& now) { progress.show(progress_line(f, now), now.elapsed, now.cases % 50 == 0); });
+    p = fuzz(f,
+             [&](const FuzzProgress& now) { progress.show(progress_line(f, now), now.elapsed, now.cases % 50 == 0); });
   }
-  const std::string shard_text = fmt::format("{}/{}{}", shard.index, shard.count,
-                                             shard.from.empty() || shard.from == "--shard" ? "" : " (" + shard.from + ")");
+  const std::string shard_text =
+      fmt::format("{}/{}{}", shard.index, shard.count,
+                  shard.from.empty() || shard.from == "--shard" ? "" : " (" + shard.from + ")");
   std::printf("fuzz: %lld cases (%s), %lld backend runs in %.1f s, shard %s, seed %llu%s\n",
               static_cast<long long>(p.cases), per_group(p).c_str(), static_cast<long long>(p.checks), p.elapsed,
               shard_text.c_str(), static_cast<unsigned long long>(o.seed), p.interrupted ? " (interrupted)" : "");
   if (p.cases > 0 && p.elapsed > 0)
-    std::printf("fuzz: %.2f cases/s, %.0f%% of the time in the reference (%s)\n", static_cast<double>(p.cases) / p.elapsed,
-                100 * p.reference_seconds / p.elapsed, std::string(to_string(f.reference_precision)).c_str());
+    std::printf("fuzz: %.2f cases/s, %.0f%% of the time in the reference (%s)\n",
+                static_cast<double>(p.cases) / p.elapsed, 100 * p.reference_seconds / p.elapsed,
+                std::string(to_string(f.reference_precision)).c_str());
   if (f.keep_going) print_failure_rates(p);
   for (std::size_t i = 0; i < p.findings.size(); ++i) {
     const Finding& finding = p.findings[i];
@@ -233,7 +236,8 @@ int run_fuzz(const Options& o) {
                 to_string(finding.request).c_str(), finding.message.c_str());
     for (const std::string& where : finding.diagnosis) std::printf("  where: %s\n", where.c_str());
     if (!p.saved[i].empty())
-      for (const std::string& line : repro_lines(finding, p.saved[i] / "case")) std::printf("  repro: %s\n", line.c_str());
+      for (const std::string& line : repro_lines(finding, p.saved[i] / "case"))
+        std::printf("  repro: %s\n", line.c_str());
   }
   if (!p.findings.empty()) return 1;
   return p.interrupted ? 130 : 0;
@@ -258,8 +262,8 @@ void add_fuzz(CLI::App& app, Action& action) {
   cmd->add_option("--devices", o->devices,
                   "all | 0,1,...: one shard per GPU (the cuda executor), each on its own device; findings together");
   cmd->add_option("--findings", o->findings, "directory for shrunk failing cases (default ./findings)");
-  cmd->add_option("--regimes", o->regimes, "only these regimes, comma-separated, of: " + regime_choices() +
-                                               " (default: all)")
+  cmd->add_option("--regimes", o->regimes,
+                  "only these regimes, comma-separated, of: " + regime_choices() + " (default: all)")
       ->delimiter(',');
   o->executor.add_to(*cmd);
   o->judge.add_to(*cmd);

@@ -51,7 +51,8 @@ int run_add(const AddOptions& o) {
     if (!history) history.emplace(o.db, History::Open::create_or_upgrade);
     if (profile) {
       reports::join_profile(report, *profile, aliases);
-      for (const std::string& line : reports::describe_profile_join(*report.profile)) fmt::print("{}: {}\n", path, line);
+      for (const std::string& line : reports::describe_profile_join(*report.profile))
+        fmt::print("{}: {}\n", path, line);
     }
     const reports::AddResult a = history->add(report);
     fmt::print("{} {} {} {} ({} rows)\n", a.added ? "added" : "already in the history:", a.entry.label,
@@ -94,10 +95,10 @@ int run_check(const CheckOptions& o) {
                report.label, report.generated_at, o.db);
     return 0;
   }
-  fmt::print("history check: {} against the best earlier report {} {} ({} of {} rows failing, mean scaled error "
-             "{:.3g})\n",
-             o.report, best->git_revision, best->generated_at, best->rows_failed, best->rows,
-             best->mean_scaled_error());
+  fmt::print(
+      "history check: {} against the best earlier report {} {} ({} of {} rows failing, mean scaled error "
+      "{:.3g})\n",
+      o.report, best->git_revision, best->generated_at, best->rows_failed, best->rows, best->mean_scaled_error());
   const reports::ReportDiff d = reports::diff_reports(history.load(best->id), report, o.growth.max_growth);
   std::fputs(reports::format_diff(d).c_str(), stdout);
   return d.regressed() ? 1 : 0;
@@ -121,9 +122,10 @@ void add_history_show(CLI::App& history, Action& action) {
   cmd->add_option("--backends", o->backends, "a backend glob, as --backends elsewhere (default '*')");
   cmd->add_option("--since", o->since, "only reports generated from this UTC date on: YYYY-MM-DD[THH:MM:SSZ]");
   cmd->add_option("--out", o->out, "the directory to write history.html and history.md into")->required();
-  cmd->footer(fmt::format("Trend: a backend's error in a report is the largest scaled error of its tensors; the "
-                          "latest is worse above {0:g}x the best earlier, better below 1/{0:g}, same in between.",
-                          render::trend_factor));
+  cmd->footer(
+      fmt::format("Trend: a backend's error in a report is the largest scaled error of its tensors; the "
+                  "latest is worse above {0:g}x the best earlier, better below 1/{0:g}, same in between.",
+                  render::trend_factor));
   cmd->callback([&action, o, label] {
     o->label_given = label->count() > 0;
     action = [o] { return run_show(*o); };
@@ -136,10 +138,11 @@ void add_history_check(CLI::App& history, Action& action) {
   cmd->add_option("REPORT", o->report, "a report.json or report directory")->required();
   cmd->add_option("--db", o->db, "the history database")->required();
   o->growth.add_to(*cmd);
-  cmd->footer("Best earlier: of the label's reports generated before REPORT, neither interrupted nor empty, the "
-              "one with the fewest failing rows; ties go to the smallest mean scaled error over its tensors, then "
-              "to the newest. The diff is `scancheck diff BEST REPORT`.\n"
-              "Exit codes: 0 no regression (or no earlier report), 1 regression, 2 bad input.");
+  cmd->footer(
+      "Best earlier: of the label's reports generated before REPORT, neither interrupted nor empty, the "
+      "one with the fewest failing rows; ties go to the smallest mean scaled error over its tensors, then "
+      "to the newest. The diff is `scancheck diff BEST REPORT`.\n"
+      "Exit codes: 0 no regression (or no earlier report), 1 regression, 2 bad input.");
   cmd->callback([&action, o] { action = [o] { return run_check(*o); }; });
 }
 

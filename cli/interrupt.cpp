@@ -45,7 +45,8 @@ void watch(sigset_t set) {
     if (sigwait(&set, &signal) != 0) continue;
     if (cooperative.load() && !stop_requested.exchange(true)) {  // the work loop stops itself
       // Said at once, so a user (or a test waiting on it) knows the signal was taken.
-      std::fprintf(stderr, "%sscancheck: %s: stopping after the work in progress, then writing what finished "
+      std::fprintf(stderr,
+                   "%sscancheck: %s: stopping after the work in progress, then writing what finished "
                    "(a second signal stops at once)\n",
                    ::isatty(STDERR_FILENO) ? "\n" : "", signal_name(signal));
       std::fflush(stderr);

@@ -10,9 +10,9 @@
 #include <string>
 #include <string_view>
 
+#include "backends/backend.hpp"
 #include "cli/commands.hpp"
 #include "cli/interrupt.hpp"
-#include "backends/backend.hpp"
 #include "core/build_info.hpp"
 #include "core/error.hpp"
 

@@ -29,8 +29,7 @@ CLI::Validator number_check(const char* name, bool integer, double least, const 
           value = static_cast<double>(n);
           return ok;
         }() : CLI::detail::lexical_cast(text, value);
-        return parsed && std::isfinite(value) && value >= least ? std::string()
-                                                                : "'" + text + "' is not " + expected;
+        return parsed && std::isfinite(value) && value >= least ? std::string() : "'" + text + "' is not " + expected;
       },
       name);
 }
@@ -85,8 +84,10 @@ ShardOption::Choice slurm_array_task() {
   const std::int64_t step = environment_integer("SLURM_ARRAY_TASK_STEP", 1).value_or(1);
   const std::int64_t index = (*id - first) / step;
   if (*id < first || (*id - first) % step != 0 || index >= *count)
-    throw InputError(fmt::format("SLURM_ARRAY_TASK_ID={} is not one of the {} tasks from {} in steps of {}: pass "
-                                 "--shard i/n", *id, *count, first, step));
+    throw InputError(
+        fmt::format("SLURM_ARRAY_TASK_ID={} is not one of the {} tasks from {} in steps of {}: pass "
+                    "--shard i/n",
+                    *id, *count, first, step));
   return {index, *count, "SLURM_ARRAY_TASK_ID"};
 }
 
@@ -95,8 +96,9 @@ ShardOption::Choice kubernetes_completion() {
   if (!index) return {};
   const auto count = environment_integer("SCANCHECK_SHARD_COUNT", 1);
   if (!count)
-    throw InputError("JOB_COMPLETION_INDEX is set but SCANCHECK_SHARD_COUNT is not: set it to the Job's "
-                     "completions (or pass --shard i/n)");
+    throw InputError(
+        "JOB_COMPLETION_INDEX is set but SCANCHECK_SHARD_COUNT is not: set it to the Job's "
+        "completions (or pass --shard i/n)");
   if (*index >= *count)
     throw InputError(fmt::format("JOB_COMPLETION_INDEX={} is not below SCANCHECK_SHARD_COUNT={}", *index, *count));
   return {*index, *count, "JOB_COMPLETION_INDEX"};

@@ -41,8 +41,7 @@ struct Options {
 };
 
 int list_properties() {
-  for (const BackendProperty& p : backend_properties())
-    std::printf("%-24s %s\n", p.name.c_str(), p.statement.c_str());
+  for (const BackendProperty& p : backend_properties()) std::printf("%-24s %s\n", p.name.c_str(), p.statement.c_str());
   return 0;
 }
 
@@ -63,8 +62,7 @@ bool holds(const BackendProperty& property, Architecture architecture, DType io,
   }
   const Finding& f = *out.finding;
   std::printf("%s: FAIL %s\n", run.c_str(), f.message.c_str());
-  std::printf("  shrunk in %d steps (%d tried) to %s\n", f.shrink_steps, f.shrink_tries,
-              to_string(f.request).c_str());
+  std::printf("  shrunk in %d steps (%d tried) to %s\n", f.shrink_steps, f.shrink_tries, to_string(f.request).c_str());
   std::filesystem::path dir;
   try {
     dir = save_finding(f, o.findings);

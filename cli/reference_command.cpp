@@ -61,8 +61,8 @@ void write_reference(const std::filesystem::path& out, const Case& c, const Refe
     }
     nlohmann::json meta = {
         {"architecture", std::string(to_string(c.architecture))},
-        {"shape", {{"batch", c.shape.batch}, {"length", c.shape.length}, {"width", c.shape.width},
-                   {"heads", c.shape.heads}}},
+        {"shape",
+         {{"batch", c.shape.batch}, {"length", c.shape.length}, {"width", c.shape.width}, {"heads", c.shape.heads}}},
         {"precision", std::string(to_string(options.precision))},
         {"bounds", options.bounds ? "first-order bound on |float32 sequential evaluation - exact|" : "none"},
         {"blocks_computed", r.blocks_computed},

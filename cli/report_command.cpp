@@ -73,7 +73,7 @@ reports::ReportOptions report_options(const Options& o) {
   r.shard = {shard.index, shard.count};
   if (shard.count > 1)
     std::printf("report: shard %lld of %lld (from %s)\n", static_cast<long long>(shard.index),
-                 static_cast<long long>(shard.count), shard.from.c_str());
+                static_cast<long long>(shard.count), shard.from.c_str());
   return r;
 }
 
@@ -110,7 +110,8 @@ int run_report_command(const Options& o) {
   reports::Report report;
   {
     ProgressLine progress;
-    report = reports::run_report(options, [&](const reports::ReportProgress& p) { progress.show(progress_line(p), p.elapsed); });
+    report = reports::run_report(options,
+                                 [&](const reports::ReportProgress& p) { progress.show(progress_line(p), p.elapsed); });
   }
   if (profile) join_after_run(report, *profile, aliases, o.out);
   render::write_report(report, o.out);
@@ -155,12 +156,14 @@ void add_report_options(CLI::App& cmd, Options& o) {
   // The last --preset wins, so `ci/report.sh --preset ci` overrides the script's quick.
   cmd.add_option("--preset", o.preset, fmt::format("{} (default: quick)", fmt::join(reports::preset_names(), " | ")))
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  cmd.add_option("--backends", o.backends, "backend name or glob (default: every backend; seed-shapes: the production ones)");
+  cmd.add_option("--backends", o.backends,
+                 "backend name or glob (default: every backend; seed-shapes: the production ones)");
   o.executor.add_to(cmd, /*allow_auto=*/true);
   cmd.add_option("--seed", o.seed, "seed of the case stream (default 1)");
   cmd.add_option("--lengths", o.lengths, "quick, ci: case lengths instead of the preset's, e.g. 2,33,300");
-  cmd.add_option("--regimes", o.regimes, "quick, ci: the cases' regimes, in turn, comma-separated, of: " +
-                                             regime_choices() + " (default: drawn)")
+  cmd.add_option(
+         "--regimes", o.regimes,
+         "quick, ci: the cases' regimes, in turn, comma-separated, of: " + regime_choices() + " (default: drawn)")
       ->delimiter(',');
   cmd.add_option("--label", o.label, "the report's label (default: the preset); merge joins reports of one label");
   cmd.add_option("--reference-precision", o.reference_precision,

@@ -73,8 +73,9 @@ void add_diff(CLI::App& app, Action& action) {
   cmd->add_option("OLD", o->old_report, "the earlier report.json or report directory")->required();
   cmd->add_option("NEW", o->new_report, "the later report.json or report directory")->required();
   o->growth.add_to(*cmd);
-  cmd->footer("Exit codes: 0 no regression, 1 regression (new failure, new failing row or growth above F), "
-              "2 bad input.");
+  cmd->footer(
+      "Exit codes: 0 no regression, 1 regression (new failure, new failing row or growth above F), "
+      "2 bad input.");
   cmd->callback([&action, o] { action = [o] { return run_diff(*o); }; });
 }
 

@@ -52,7 +52,9 @@ SqrtGradient parse_sqrt_gradient(std::string_view name) {
 
 std::string decay_space_choices() { return detail::choices(decay_space_names); }
 std::string_view to_string(DecaySpace f) { return detail::name_of(decay_space_names, f); }
-DecaySpace parse_decay_space(std::string_view name) { return detail::parse_name(decay_space_names, "decay space", name); }
+DecaySpace parse_decay_space(std::string_view name) {
+  return detail::parse_name(decay_space_names, "decay space", name);
+}
 
 std::string_view to_string(Direction d) { return detail::name_of(direction_names, d); }
 Direction parse_direction(std::string_view name) { return detail::parse_name(direction_names, "pass", name); }

@@ -13,8 +13,8 @@ namespace scancheck {
 
 enum class Architecture { scan, complex_scan, rglru, complex_rglru };
 
-inline constexpr std::array<Architecture, 4> all_architectures{
-    Architecture::scan, Architecture::complex_scan, Architecture::rglru, Architecture::complex_rglru};
+inline constexpr std::array<Architecture, 4> all_architectures{Architecture::scan, Architecture::complex_scan,
+                                                               Architecture::rglru, Architecture::complex_rglru};
 
 std::string_view to_string(Architecture);
 //! Throws InputError naming the accepted values when `name` is not one of them.

@@ -3,7 +3,6 @@
 //! The tensor layouts of the two families (harness.md, "Cases"); the descriptors point at them.
 #include "core/architectures.hpp"
 
-
 namespace scancheck {
 namespace {
 
@@ -13,7 +12,8 @@ using enum Direction;
 TensorSpec activation(std::string name, TensorRole role, Dims dims, Direction direction = forward) {
   return {std::move(name), role, std::move(dims), false, false, TensorPrecision::io, direction};
 }
-TensorSpec float32_tensor(std::string name, TensorRole role, Dims dims, bool optional = false, Direction direction = forward) {
+TensorSpec float32_tensor(std::string name, TensorRole role, Dims dims, bool optional = false,
+                          Direction direction = forward) {
   return {std::move(name), role, std::move(dims), optional, false, TensorPrecision::float32, direction};
 }
 TensorSpec gradient(std::string name, Dims dims, TensorPrecision precision) {
@@ -21,8 +21,14 @@ TensorSpec gradient(std::string name, Dims dims, TensorPrecision precision) {
 }
 //! A gate weight, bias or decay parameter (input) or its gradient (output): float32, shared by the batch.
 TensorSpec parameter(std::string name, TensorRole role, Dims dims) {
-  return {std::move(name), role, std::move(dims), false, false, TensorPrecision::float32,
-          role == output ? backward : forward, true};
+  return {std::move(name),
+          role,
+          std::move(dims),
+          false,
+          false,
+          TensorPrecision::float32,
+          role == output ? backward : forward,
+          true};
 }
 
 }  // namespace
@@ -31,11 +37,15 @@ TensorSpec parameter(std::string name, TensorRole role, Dims dims) {
 std::vector<TensorSpec> affine_scan_layout(const Shape& s) {
   const Dims act{s.batch, s.length, s.width}, state{s.batch, s.width};
   return {
-      activation("a", input, act),       activation("b", input, act),
-      float32_tensor("h0", input, state, true), activation("dh", cotangent, act),
+      activation("a", input, act),
+      activation("b", input, act),
+      float32_tensor("h0", input, state, true),
+      activation("dh", cotangent, act),
       float32_tensor("dh_last", cotangent, state, true),
-      activation("h", output, act),      float32_tensor("h_last", output, state),
-      gradient("da", act, TensorPrecision::io), gradient("db", act, TensorPrecision::io),
+      activation("h", output, act),
+      float32_tensor("h_last", output, state),
+      gradient("da", act, TensorPrecision::io),
+      gradient("db", act, TensorPrecision::io),
       gradient("dh0", state, TensorPrecision::float32),
   };
 }
@@ -61,11 +71,16 @@ std::vector<TensorSpec> gated_layer_layout(const Shape& s, bool complex) {
   };
   if (complex) layout.push_back(parameter("a_imag_param", input, param));
   const std::vector<TensorSpec> rest{
-      activation("dy", cotangent, act),        float32_tensor("dh_last", cotangent, state, true),
-      activation("y", output, act),            float32_tensor("h_last", output, state),
-      gradient("dx", act, TensorPrecision::io),                 gradient("dh0", state, TensorPrecision::float32),
-      parameter("d_a_param", output, param),   parameter("d_input_gate_w", output, weight),
-      parameter("d_input_gate_b", output, bias), parameter("d_a_gate_w", output, weight),
+      activation("dy", cotangent, act),
+      float32_tensor("dh_last", cotangent, state, true),
+      activation("y", output, act),
+      float32_tensor("h_last", output, state),
+      gradient("dx", act, TensorPrecision::io),
+      gradient("dh0", state, TensorPrecision::float32),
+      parameter("d_a_param", output, param),
+      parameter("d_input_gate_w", output, weight),
+      parameter("d_input_gate_b", output, bias),
+      parameter("d_a_gate_w", output, weight),
       parameter("d_a_gate_b", output, bias),
   };
   layout.insert(layout.end(), rest.begin(), rest.end());

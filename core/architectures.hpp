@@ -73,17 +73,36 @@ namespace detail {
 //! scan and complex_scan (recurrences.md section 1): decays and inputs are given, no gates.
 constexpr ArchitectureDescriptor affine_scan(Architecture id, std::string_view name, std::string_view equation,
                                              bool complex) {
-  return {.id = id, .name = name, .equation = equation, .family = Family::affine_scan, .complex = complex,
-          .main_input = "a", .gate_heads = false, .segment_positions = false, .sqrt_gradient = false,
-          .log_decays = !complex, .production_layer = false, .layout = affine_scan_layout, .generate = generate_affine_scan_tensors};
+  return {.id = id,
+          .name = name,
+          .equation = equation,
+          .family = Family::affine_scan,
+          .complex = complex,
+          .main_input = "a",
+          .gate_heads = false,
+          .segment_positions = false,
+          .sqrt_gradient = false,
+          .log_decays = !complex,
+          .production_layer = false,
+          .layout = affine_scan_layout,
+          .generate = generate_affine_scan_tensors};
 }
 
 //! rglru and complex_rglru (recurrences.md sections 2 and 3): the RG-LRU layers of the production models.
 constexpr ArchitectureDescriptor gated_layer(Architecture id, std::string_view name, std::string_view equation,
                                              bool complex) {
-  return {.id = id, .name = name, .equation = equation, .family = Family::gated_layer, .complex = complex,
-          .main_input = "x", .gate_heads = true, .segment_positions = true, .sqrt_gradient = true,
-          .log_decays = false, .production_layer = true, .layout = complex ? complex_gated_layer_layout : real_gated_layer_layout,
+  return {.id = id,
+          .name = name,
+          .equation = equation,
+          .family = Family::gated_layer,
+          .complex = complex,
+          .main_input = "x",
+          .gate_heads = true,
+          .segment_positions = true,
+          .sqrt_gradient = true,
+          .log_decays = false,
+          .production_layer = true,
+          .layout = complex ? complex_gated_layer_layout : real_gated_layer_layout,
           .generate = generate_gated_layer_tensors};
 }
 
@@ -107,12 +126,14 @@ constexpr const ArchitectureDescriptor& describe(Architecture a) {
   return architecture_descriptors[static_cast<std::size_t>(a)];
 }
 
-static_assert([] {
-  for (std::size_t i = 0; i < architecture_descriptors.size(); ++i)
-    if (static_cast<std::size_t>(architecture_descriptors[i].id) != i ||
-        architecture_descriptors[i].id != all_architectures[i])
-      return false;
-  return true;
-}(), "architecture_descriptors must follow the order of the enumeration");
+static_assert(
+    [] {
+      for (std::size_t i = 0; i < architecture_descriptors.size(); ++i)
+        if (static_cast<std::size_t>(architecture_descriptors[i].id) != i ||
+            architecture_descriptors[i].id != all_architectures[i])
+          return false;
+      return true;
+    }(),
+    "architecture_descriptors must follow the order of the enumeration");
 
 }  // namespace scancheck

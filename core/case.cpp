@@ -15,26 +15,24 @@ namespace {
 using enum TensorRole;
 constexpr TensorRole output_role = TensorRole::output;
 
-std::string context(const Case& c) {
-  return fmt::format("{} {}", to_string(c.architecture), to_string(c.shape));
-}
+std::string context(const Case& c) { return fmt::format("{} {}", to_string(c.architecture), to_string(c.shape)); }
 
 template <class T>
 void check_dims(const Case& c, const std::string& name, const Tensor<T>& t, const Dims& expected) {
   if (t.dims() != expected)
-    throw InputError(fmt::format("{}.npy: shape {} does not match {} expected for {}", name,
-                                 to_string(t.dims()), to_string(expected), context(c)));
+    throw InputError(fmt::format("{}.npy: shape {} does not match {} expected for {}", name, to_string(t.dims()),
+                                 to_string(expected), context(c)));
   if (t.size() != element_count(expected))
-    throw InputError(fmt::format("{}.npy: holds {} values but its shape {} has {}", name, t.size(),
-                                 to_string(expected), element_count(expected)));
+    throw InputError(fmt::format("{}.npy: holds {} values but its shape {} has {}", name, t.size(), to_string(expected),
+                                 element_count(expected)));
 }
 
 void check_bf16_representable(const std::string& name, const Tensor<float>& t) {
   const auto bad = std::find_if(t.values().begin(), t.values().end(),
                                 [](float v) { return !std::isnan(v) && round_to_bf16(v) != v; });
   if (bad == t.values().end()) return;
-  throw InputError(fmt::format("{}.npy: value {:.9g} at {} is not representable in bfloat16, the case's io_dtype",
-                               name, *bad, index_string(t.dims(), bad - t.values().begin())));
+  throw InputError(fmt::format("{}.npy: value {:.9g} at {} is not representable in bfloat16, the case's io_dtype", name,
+                               *bad, index_string(t.dims(), bad - t.values().begin())));
 }
 
 void check_known_names(const Case& c, const std::vector<TensorSpec>& layout) {
@@ -45,8 +43,7 @@ void check_known_names(const Case& c, const std::vector<TensorSpec>& layout) {
       throw InputError(fmt::format("{}.npy: not a tensor of {}", name, to_string(c.architecture)));
     if (spec->role == output)
       throw InputError(fmt::format("{}.npy: an output of {}, not part of a case", name, to_string(c.architecture)));
-    if (spec->integer)
-      throw InputError(fmt::format("{}.npy: an int32 tensor, held in Case::segment_pos", name));
+    if (spec->integer) throw InputError(fmt::format("{}.npy: an int32 tensor, held in Case::segment_pos", name));
   }
 }
 
@@ -54,8 +51,7 @@ void check_known_names(const Case& c, const std::vector<TensorSpec>& layout) {
 bool absent(const Tensor<std::int32_t>& t) { return t.empty() && t.size() == 0; }
 
 void check_segment_pos(const Case& c, const TensorSpec& spec) {
-  if (absent(c.segment_pos))
-    throw InputError(fmt::format("segment_pos.npy: missing, required for {}", context(c)));
+  if (absent(c.segment_pos)) throw InputError(fmt::format("segment_pos.npy: missing, required for {}", context(c)));
   check_dims(c, spec.name, c.segment_pos, spec.dims);
 }
 
@@ -76,8 +72,8 @@ std::vector<TensorSpec> tensor_layout(Architecture arch, const Shape& shape, Dec
   std::vector<TensorSpec> layout = describe(arch).layout(shape);
   if (form == DecaySpace::linear) return layout;
   if (!describe(arch).log_decays)
-    throw InputError(fmt::format("{} has no decays a kernel can take in log space (decays: {})", to_string(arch),
-                                 to_string(form)));
+    throw InputError(
+        fmt::format("{} has no decays a kernel can take in log space (decays: {})", to_string(arch), to_string(form)));
   for (TensorSpec& spec : layout) {
     if (spec.name == "a") spec.name = decay_input(form);
     if (spec.name == "da") spec.name = "dlog_a";
@@ -121,14 +117,11 @@ void validate(const Case& c) {
   const std::vector<TensorSpec> layout = tensor_layout(c);
   for (const TensorSpec& spec : layout) {
     if (spec.role == output) continue;
-    if (spec.integer)
-      check_segment_pos(c, spec);
-    else
-      check_float_tensor(c, spec);
+    if (spec.integer) check_segment_pos(c, spec);
+    else check_float_tensor(c, spec);
   }
   if (!describe(c.architecture).segment_positions && !absent(c.segment_pos))
-    throw InputError(fmt::format("segment_pos.npy: given, but {} has no segment positions",
-                                 to_string(c.architecture)));
+    throw InputError(fmt::format("segment_pos.npy: given, but {} has no segment positions", to_string(c.architecture)));
   check_known_names(c, layout);
 }
 

@@ -32,8 +32,8 @@ struct TensorSpec {
   std::string name;  //!< file stem: "x" for x.npy
   TensorRole role;
   Dims dims;
-  bool optional = false;   //!< h0 and dh_last may be absent
-  bool integer = false;    //!< segment_pos: int32
+  bool optional = false;  //!< h0 and dh_last may be absent
+  bool integer = false;   //!< segment_pos: int32
   TensorPrecision precision = TensorPrecision::io;
   Direction direction = Direction::forward;  //!< outputs: the pass that produces it (gradients: backward)
   bool parameter = false;  //!< a weight, bias or decay parameter, or its gradient: shared by every batch entry

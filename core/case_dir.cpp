@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/case_dir.hpp"
 
-
 #include <fstream>
 #include <limits>
 
@@ -34,7 +33,9 @@ struct CaseJson {
   }
 
   template <class Parse>
-  auto named(const char* key, Parse parse) const { return in.named(j, "$", key, parse); }
+  auto named(const char* key, Parse parse) const {
+    return in.named(j, "$", key, parse);
+  }
 
   // Heads only shape the gate projections; without gates a case defaults to one block.
   std::int64_t heads(Architecture arch) const {
@@ -71,10 +72,8 @@ void read_tensors(Case& c, const fs::path& dir) {
         if (spec.optional) continue;
         fail_dir(dir, fmt::format("missing {}.npy", spec.name));
       }
-      if (spec.integer)
-        c.segment_pos = read_npy_int32(path);
-      else
-        c.tensors.emplace(spec.name, read_npy_float(path));
+      if (spec.integer) c.segment_pos = read_npy_int32(path);
+      else c.tensors.emplace(spec.name, read_npy_float(path));
     }
   }
 }
@@ -147,4 +146,3 @@ void save_case(const Case& c, const fs::path& dir) {
 }
 
 }  // namespace scancheck
-

@@ -21,13 +21,13 @@ std::string to_string(const CaseRequest& r) {
 nlohmann::json to_json(const CaseRequest& r) {
   const Shape& s = r.shape;
   nlohmann::json j = {{"architecture", to_string(r.architecture)},
-          {"shape", {s.batch, s.length, s.width, s.heads}},
-          {"seed", r.seed},
-          {"regime", to_string(r.regime)},
-          {"io_dtype", to_string(r.io_dtype)},
-          {"sqrt_gradient", to_string(r.sqrt_gradient)},
-          {"h0", r.with_h0},
-          {"dh_last", r.with_dh_last}};
+                      {"shape", {s.batch, s.length, s.width, s.heads}},
+                      {"seed", r.seed},
+                      {"regime", to_string(r.regime)},
+                      {"io_dtype", to_string(r.io_dtype)},
+                      {"sqrt_gradient", to_string(r.sqrt_gradient)},
+                      {"h0", r.with_h0},
+                      {"dh_last", r.with_dh_last}};
   if (r.decays != DecaySpace::linear) j["decays"] = to_string(r.decays);  // optional: absent means linear
   if (r.resets_at_start) j["resets_at_start"] = true;                     // optional: absent means false
   return j;

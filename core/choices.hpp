@@ -13,6 +13,6 @@ std::string architecture_choices();   //!< from core/architectures.hpp's descrip
 std::string regime_choices();         //!< core/generate.hpp's regimes
 std::string dtype_choices();          //!< core/dtype.hpp's io dtypes
 std::string sqrt_gradient_choices();  //!< core/architecture.hpp's sqrt-gradient conventions
-std::string decay_space_choices();     //!< core/architecture.hpp's decay forms
+std::string decay_space_choices();    //!< core/architecture.hpp's decay forms
 
 }  // namespace scancheck

@@ -27,9 +27,7 @@ constexpr std::uint16_t bf16_bits(float x) {
   const std::uint32_t lsb = (bits >> 16) & 1u;
   return static_cast<std::uint16_t>((bits + 0x7fffu + lsb) >> 16);
 }
-constexpr float bf16_to_float(std::uint16_t b) {
-  return std::bit_cast<float>(static_cast<std::uint32_t>(b) << 16);
-}
+constexpr float bf16_to_float(std::uint16_t b) { return std::bit_cast<float>(static_cast<std::uint32_t>(b) << 16); }
 //! `x` rounded to the nearest bfloat16, returned as the float32 that represents it exactly.
 constexpr float round_to_bf16(float x) { return bf16_to_float(bf16_bits(x)); }
 //! `x` rounded to the io dtype.

@@ -32,8 +32,7 @@ E parse_name(const NameTable<E, N>& table, std::string_view what, std::string_vi
     if (!expected.empty()) expected += ", ";
     expected += n;
   }
-  throw InputError("unknown " + std::string(what) + " '" + std::string(name) + "' (expected one of: " +
-                   expected + ")");
+  throw InputError("unknown " + std::string(what) + " '" + std::string(name) + "' (expected one of: " + expected + ")");
 }
 
 //! The table's names joined by " | ", for help texts (core/choices.hpp).

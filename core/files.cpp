@@ -175,8 +175,8 @@ fs::path directory_target(const fs::path& dir) {
   if (!target.has_filename()) target = target.parent_path();
   if (target.empty() || dir.filename() == "." || dir.filename() == ".." || target.filename() == "." ||
       target.filename() == "..")
-    throw InputError(fmt::format("cannot write directory '{}': name a new or existing output directory, not '.' or '..'",
-                                 dir.string()));
+    throw InputError(fmt::format(
+        "cannot write directory '{}': name a new or existing output directory, not '.' or '..'", dir.string()));
   if (fs::exists(fs::symlink_status(target)) && !fs::is_directory(fs::symlink_status(target)))
     throw InputError(fmt::format("cannot write directory '{}': it exists and is not a directory", dir.string()));
   return target;

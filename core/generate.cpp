@@ -32,10 +32,22 @@ constexpr detail::NameTable<Regime, 5> regime_names{{
 // Every draw has its own stream, id * 8 + purpose, fixed forever: renumbering changes every generated case.
 // Elements are indexed by their flat position, so no value depends on the order or thread that draws it.
 constexpr std::pair<std::string_view, std::uint64_t> stream_ids[] = {
-    {"a", 1}, {"b", 2}, {"h0", 3}, {"dh", 4}, {"dh_last", 5},  // the plain scans (h0, dh_last shared)
-    {"x", 6}, {"a_param", 7}, {"input_gate_w", 8}, {"input_gate_b", 9}, {"a_gate_w", 10}, {"a_gate_b", 11},
-    {"a_imag_param", 12}, {"dy", 13}, {"segment_pos", 14},  // the gated kinds
-    {"resets", 15}, {"clip", 16},                          // draws that shape several tensors
+    {"a", 1},
+    {"b", 2},
+    {"h0", 3},
+    {"dh", 4},
+    {"dh_last", 5},  // the plain scans (h0, dh_last shared)
+    {"x", 6},
+    {"a_param", 7},
+    {"input_gate_w", 8},
+    {"input_gate_b", 9},
+    {"a_gate_w", 10},
+    {"a_gate_b", 11},
+    {"a_imag_param", 12},
+    {"dy", 13},
+    {"segment_pos", 14},  // the gated kinds
+    {"resets", 15},
+    {"clip", 16},  // draws that shape several tensors
 };
 std::uint64_t stream_of(std::string_view name, Purpose purpose) {
   for (const auto& [n, id] : stream_ids)
@@ -60,7 +72,8 @@ void parallel_for(std::int64_t n, const std::function<void(std::int64_t)>& body)
 }
 
 // Values are computed in double and rounded once to float32 here; bf16 rounding comes last, by layout.
-void add(Case& c, const GenerationContext& ctx, const std::string& name, const std::function<double(std::int64_t)>& value) {
+void add(Case& c, const GenerationContext& ctx, const std::string& name,
+         const std::function<double(std::int64_t)>& value) {
   Tensor<float> t(ctx.dims(name));
   parallel_for(t.size(), [&](std::int64_t i) { t[i] = static_cast<float>(value(i)); });
   c.tensors.emplace(name, std::move(t));
@@ -91,8 +104,7 @@ std::vector<bool> reset_schedule(const GenerationContext& ctx) {
   std::vector<bool> reset(static_cast<std::size_t>(batch * length));
   for (std::int64_t b = 0; b < batch; ++b) {
     const auto at = [&](std::int64_t t) { return reset.begin() + b * length + t; };
-    for (std::int64_t t = 0; t < length; ++t)
-      *at(t) = step.chance(b * length + t, t > 0 ? 0.1 : b == 0 ? 1.0 : 0.5);
+    for (std::int64_t t = 0; t < length; ++t) *at(t) = step.chance(b * length + t, t > 0 ? 0.1 : b == 0 ? 1.0 : 0.5);
     if (length < 3) continue;
     const std::int64_t p = 1 + pair.below(b, length - 2);
     *at(p) = *at(p + 1) = true;
@@ -154,10 +166,8 @@ void add_gate(Case& c, const GenerationContext& ctx, const std::string& weight, 
 }  // namespace
 
 void generate_gated_layer_tensors(Case& c, const GenerationContext& ctx) {
-  if (ctx.regime() == Regime::extreme)
-    add(c, ctx, "x", [&](std::int64_t i) { return wide(ctx, "x", i); });
-  else
-    add_normal(c, ctx, "x");
+  if (ctx.regime() == Regime::extreme) add(c, ctx, "x", [&](std::int64_t i) { return wide(ctx, "x", i); });
+  else add_normal(c, ctx, "x");
   c.segment_pos = segment_positions(ctx);
   add(c, ctx, "a_param", [&](std::int64_t ch) { return a_param_value(ctx, ch); });
   add_gate(c, ctx, "input_gate_w", "input_gate_b");
@@ -218,10 +228,8 @@ void add_scan_decays(Case& c, const GenerationContext& ctx) {
 
 void generate_affine_scan_tensors(Case& c, const GenerationContext& ctx) {
   add_scan_decays(c, ctx);
-  if (ctx.regime() == Regime::extreme)
-    add(c, ctx, "b", [&](std::int64_t i) { return wide(ctx, "b", i); });
-  else
-    add_normal(c, ctx, "b");
+  if (ctx.regime() == Regime::extreme) add(c, ctx, "b", [&](std::int64_t i) { return wide(ctx, "b", i); });
+  else add_normal(c, ctx, "b");
   add_states_and_cotangents(c, ctx, "dh");
 }
 
@@ -261,8 +269,8 @@ Case make_case(const CaseRequest& req) {
   if (req.regime == Regime::resets || (req.regime == Regime::extreme && arch.segment_positions))
     ctx.resets = reset_schedule(ctx);
   if (req.decays == DecaySpace::log && (req.regime == Regime::resets || req.regime == Regime::extreme))
-    throw InputError(fmt::format("decays log: the {} regime draws decays a <= 0, which have no logarithm",
-                                 to_string(req.regime)));
+    throw InputError(
+        fmt::format("decays log: the {} regime draws decays a <= 0, which have no logarithm", to_string(req.regime)));
   tensor_layout(req.architecture, req.shape, req.decays);  // InputError where there is no log form
   if (req.resets_at_start && !arch.segment_positions)
     throw InputError(fmt::format("resets at start: {} has no segment positions", to_string(req.architecture)));

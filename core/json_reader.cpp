@@ -65,8 +65,9 @@ std::optional<double> JsonReader::optional_real(const json& j, std::string_view 
 
 std::int64_t JsonReader::integer(const json& j, std::string_view path, const char* key) const {
   const json& v = field(j, path, key);
-  const bool fits = v.is_number_integer() && (!v.is_number_unsigned() ||
-                                              v.get<std::uint64_t>() <= std::uint64_t{std::numeric_limits<std::int64_t>::max()});
+  const bool fits =
+      v.is_number_integer() &&
+      (!v.is_number_unsigned() || v.get<std::uint64_t>() <= std::uint64_t{std::numeric_limits<std::int64_t>::max()});
   if (!fits) fail(join(path, key), "expected an integer");
   return v.get<std::int64_t>();
 }
@@ -121,7 +122,8 @@ std::vector<std::int64_t> JsonReader::positive_integers(const json& j, std::stri
   const json& v = array(j, path, key);
   const auto positive = [](const json& x) {
     if (x.is_number_unsigned())
-      return x.get<std::uint64_t>() > 0 && x.get<std::uint64_t>() <= std::uint64_t{std::numeric_limits<std::int64_t>::max()};
+      return x.get<std::uint64_t>() > 0 &&
+             x.get<std::uint64_t>() <= std::uint64_t{std::numeric_limits<std::int64_t>::max()};
     return x.is_number_integer() && x.get<std::int64_t>() > 0;
   };
   if (!std::all_of(v.begin(), v.end(), positive)) fail(join(path, key), "expected an array of positive integers");
@@ -130,7 +132,8 @@ std::vector<std::int64_t> JsonReader::positive_integers(const json& j, std::stri
 
 Shape JsonReader::shape(const json& j, std::string_view path, const char* key) const {
   const json& v = field(j, path, key);
-  if (!v.is_array() || v.size() != 4) fail(join(path, key), "expected [batch, length, width, heads], positive integers");
+  if (!v.is_array() || v.size() != 4)
+    fail(join(path, key), "expected [batch, length, width, heads], positive integers");
   const std::vector<std::int64_t> d = positive_integers(j, path, key);
   return {d[0], d[1], d[2], d[3]};
 }

@@ -79,6 +79,8 @@ nlohmann::json parse_json_text(std::string_view text, std::string_view source);
 
 //! A double as JSON: finite numbers as numbers, the others as "inf", "-inf", "nan".
 nlohmann::json json_number(double x);
-inline nlohmann::json json_number(const std::optional<double>& x) { return x ? json_number(*x) : nlohmann::json(nullptr); }
+inline nlohmann::json json_number(const std::optional<double>& x) {
+  return x ? json_number(*x) : nlohmann::json(nullptr);
+}
 
 }  // namespace scancheck

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/npy.hpp"
 
-
 #include <bit>
 #include <charconv>
 #include <cmath>
@@ -62,14 +61,10 @@ class HeaderParser {
     while (!accept('}')) {
       const std::string key = quoted();
       expect(':');
-      if (key == "descr")
-        set(f.descr, quoted(), key);
-      else if (key == "fortran_order")
-        set(f.fortran_order, boolean(), key);
-      else if (key == "shape")
-        set(f.shape, tuple(), key);
-      else
-        throw HeaderError(fmt::format("unexpected key '{}'", key));
+      if (key == "descr") set(f.descr, quoted(), key);
+      else if (key == "fortran_order") set(f.fortran_order, boolean(), key);
+      else if (key == "shape") set(f.shape, tuple(), key);
+      else throw HeaderError(fmt::format("unexpected key '{}'", key));
       if (!accept(',')) {
         expect('}');
         break;
@@ -208,8 +203,8 @@ Header read_header(std::istream& in, const fs::path& path, std::uint64_t file_si
   const std::uint64_t header_length =
       little_endian(reinterpret_cast<const unsigned char*>(length.data()), length_bytes);
   if (prefix + header_length > file_size)
-    fail(path, fmt::format("truncated header (header length {} runs past the end of the {}-byte file)",
-                           header_length, file_size));
+    fail(path, fmt::format("truncated header (header length {} runs past the end of the {}-byte file)", header_length,
+                           file_size));
   Header h = header_from(path, read_bytes(in, path, header_length));
   h.data_offset = prefix + header_length;
   return h;
@@ -284,8 +279,8 @@ std::string preamble(std::string_view descr, const Dims& dims) {
 template <class T>
 void write_tensor(const fs::path& path, const Tensor<T>& t) {
   if (t.size() != element_count(t.dims()))
-    throw std::logic_error(fmt::format("{}: tensor holds {} values for shape {}", path.string(), t.size(),
-                                       to_string(t.dims())));
+    throw std::logic_error(
+        fmt::format("{}: tensor holds {} values for shape {}", path.string(), t.size(), to_string(t.dims())));
   const std::string head = preamble(descr_of<T>(), t.dims());
   write_file_atomically(path, {head, std::string_view(reinterpret_cast<const char*>(t.data()), t.size() * sizeof(T))});
 }

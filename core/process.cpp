@@ -84,8 +84,8 @@ Stream pipe_stream(bool child_reads) {
 Stream file_stream(const std::filesystem::path& file, const std::string& program) {
   const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0)
-    throw InputError(fmt::format("cannot open '{}' for the stderr of '{}': {}", file.string(), program,
-                                 std::strerror(errno)));
+    throw InputError(
+        fmt::format("cannot open '{}' for the stderr of '{}': {}", file.string(), program, std::strerror(errno)));
   return {Fd(fd), Fd()};
 }
 
@@ -216,7 +216,8 @@ std::string ExitStatus::describe() const {
 }
 
 StartError::StartError(std::string program_, std::string reason_)
-    : InputError(fmt::format("cannot start '{}': {}", program_, reason_)), program(std::move(program_)),
+    : InputError(fmt::format("cannot start '{}': {}", program_, reason_)),
+      program(std::move(program_)),
       reason(std::move(reason_)) {}
 
 struct Process::State {
@@ -225,8 +226,8 @@ struct Process::State {
   bool own_group = false;
   bool group_killed = false;  // once: after its leader is reaped, the group id may in time be another's
   std::optional<ExitStatus> ended;
-  Fd input, output;       // Stdio::pipe of stdin and stdout
-  Capture captures[2];    // Stdio::capture of stdout and stderr
+  Fd input, output;     // Stdio::pipe of stdin and stdout
+  Capture captures[2];  // Stdio::capture of stdout and stderr
   std::size_t capture_bytes = 0;
 
   void drain_captures() {

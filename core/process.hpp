@@ -42,11 +42,11 @@ enum class Stdio {
 struct ProcessSpec {
   std::vector<std::string> argv{};  //!< argv[0] is the program, searched on this process's PATH unless it has a '/'
   std::vector<std::pair<std::string, std::string>> environment{};  //!< variables added to or replaced in ours
-  bool own_group = false;          //!< a process group of its own, killed as a whole
-  Stdio in = Stdio::inherit;       //!< inherit or pipe
-  Stdio out = Stdio::inherit;      //!< inherit, pipe or capture
-  Stdio err = Stdio::inherit;      //!< inherit, capture or file
-  std::filesystem::path err_file{};  //!< for err = Stdio::file
+  bool own_group = false;                                          //!< a process group of its own, killed as a whole
+  Stdio in = Stdio::inherit;                                       //!< inherit or pipe
+  Stdio out = Stdio::inherit;                                      //!< inherit, pipe or capture
+  Stdio err = Stdio::inherit;                                      //!< inherit, capture or file
+  std::filesystem::path err_file{};                                //!< for err = Stdio::file
   std::size_t capture_bytes = 64 * 1024;
 };
 

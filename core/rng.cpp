@@ -20,9 +20,7 @@ std::array<std::uint32_t, 4> philox_round(const std::array<std::uint32_t, 4>& c,
 }
 
 // 53 bits from two words, as an integer that converts to double exactly.
-std::uint64_t top53(std::uint32_t low, std::uint32_t high) {
-  return ((std::uint64_t{high} << 32) | low) >> 11;
-}
+std::uint64_t top53(std::uint32_t low, std::uint32_t high) { return ((std::uint64_t{high} << 32) | low) >> 11; }
 
 // The normal variate must not depend on the platform's libm, so log and cos are computed here from
 // +, -, *, / only (compiled with -ffp-contract=off, so nothing fuses). About 1e-16 relative accuracy.
@@ -87,8 +85,7 @@ double cos_two_pi(double v) {
 
 }  // namespace
 
-std::array<std::uint32_t, 4> philox4x32_10(std::array<std::uint32_t, 4> counter,
-                                           std::array<std::uint32_t, 2> key) {
+std::array<std::uint32_t, 4> philox4x32_10(std::array<std::uint32_t, 4> counter, std::array<std::uint32_t, 2> key) {
   for (int round = 0; round < 10; ++round) {
     if (round > 0) key = {key[0] + philox_w0, key[1] + philox_w1};
     counter = philox_round(counter, key);

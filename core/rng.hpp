@@ -13,8 +13,7 @@
 namespace scancheck {
 
 //! One Philox-4x32-10 block: 4 words from a 128-bit counter and a 64-bit key.
-std::array<std::uint32_t, 4> philox4x32_10(std::array<std::uint32_t, 4> counter,
-                                           std::array<std::uint32_t, 2> key);
+std::array<std::uint32_t, 4> philox4x32_10(std::array<std::uint32_t, 4> counter, std::array<std::uint32_t, 2> key);
 
 class CounterRng {
  public:

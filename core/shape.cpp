@@ -64,8 +64,7 @@ void check_heads(Architecture arch, const Shape& shape) {
     if (w % h != 0) reject(arch, shape, fmt::format("W = {} is not divisible by H = {}", w, h));
     return;
   }
-  if (w % 2 != 0)
-    reject(arch, shape, fmt::format("W = {} is odd; the merged [Re | Im] layout needs an even width", w));
+  if (w % 2 != 0) reject(arch, shape, fmt::format("W = {} is odd; the merged [Re | Im] layout needs an even width", w));
   if ((w / 2) % h != 0)
     reject(arch, shape, fmt::format("W/2 = {} complex channels are not divisible by H = {}", w / 2, h));
 }
@@ -87,9 +86,7 @@ std::string to_string(const Shape& s) {
   return fmt::format("B={} L={} W={} H={}", s.batch, s.length, s.width, s.heads);
 }
 
-std::int64_t state_channels(Architecture arch, const Shape& s) {
-  return s.width / describe(arch).channel_factor();
-}
+std::int64_t state_channels(Architecture arch, const Shape& s) { return s.width / describe(arch).channel_factor(); }
 
 std::int64_t head_inputs(Architecture arch, const Shape& s) {
   // The gates read the whole merged input; a plain scan has no gates, its "input" is its own channels.

@@ -50,9 +50,13 @@ class Tensor {
 
   //! Element at a full multi-index, row-major.
   template <class... I>
-  T& operator()(I... idx) { return data_[offset(idx...)]; }
+  T& operator()(I... idx) {
+    return data_[offset(idx...)];
+  }
   template <class... I>
-  const T& operator()(I... idx) const { return data_[offset(idx...)]; }
+  const T& operator()(I... idx) const {
+    return data_[offset(idx...)];
+  }
 
  private:
   template <class... I>

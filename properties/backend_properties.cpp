@@ -287,7 +287,8 @@ std::optional<PropertyFailure> batch_permutation(const Case& c) {
   if (describe(c.architecture).segment_positions) moved.segment_pos = permuted(c.segment_pos, perm);
   const std::string how = fmt::format("batch entries permuted to [{}]", fmt::join(perm, ", "));
   const std::vector<TensorSpec> layout = tensor_layout(c);
-  const bool has_parameters = std::any_of(layout.begin(), layout.end(), [](const TensorSpec& s) { return s.parameter; });
+  const bool has_parameters =
+      std::any_of(layout.begin(), layout.end(), [](const TensorSpec& s) { return s.parameter; });
   const ReferenceResult reference = has_parameters ? reference_with_bounds(c, 1) : ReferenceResult{};
   const double factor = 2 * TolerancePolicy{}.bound_factor;
   // Bitwise comparisons: a backend declared nondeterministic (atomics) is not held to them.
@@ -311,8 +312,8 @@ std::optional<PropertyFailure> batch_permutation(const Case& c) {
       for (std::int64_t i = 0; i < x.size(); ++i) {
         const double diff = std::abs(static_cast<double>(x[i]) - static_cast<double>(y[i]));
         if (!std::isfinite(bound[i]) || !(diff > factor * bound[i])) continue;
-        return fail(fmt::format("{} moved by {:.3g} > {} x its bound {:.3g}: {}", element(s, i), diff, factor,
-                                bound[i], value_change(x, y, i)));
+        return fail(fmt::format("{} moved by {:.3g} > {} x its bound {:.3g}: {}", element(s, i), diff, factor, bound[i],
+                                value_change(x, y, i)));
       }
     }
   }
@@ -409,7 +410,7 @@ std::map<std::string, std::vector<bool>> gated_layer_nan_dependents(DependentMas
       if (g.head_of_input(p) == hg || (g.head_of_input(p) == hc && t >= site.t)) m.act("dx", t, p);
   const std::int64_t column = ch - hc * g.k_out;
   for (const char* gate : {"input_gate", "a_gate"}) {
-    std::vector<bool>& w = m.mask.at(fmt::format("d_{}_w", gate));  // [H, K_in, K_out]
+    std::vector<bool>& w = m.mask.at(fmt::format("d_{}_w", gate));     // [H, K_in, K_out]
     std::vector<bool>& bias = m.mask.at(fmt::format("d_{}_b", gate));  // [H, K_out]
     for (std::int64_t i = 0; i < g.k_in; ++i)
       for (std::int64_t j = 0; j < g.k_out; ++j) {
@@ -455,8 +456,8 @@ std::optional<PropertyFailure> nan_reaches_dependents(const Case& c) {
       const std::vector<bool>& nan = expected.at(s.name);
       for (std::int64_t i = 0; i < x.size(); ++i) {
         if (!std::isfinite(x[i]))
-          return fail(fmt::format("the clean run already has {} = {} (no NaN expected in this regime)",
-                                  element(s, i), x[i]));
+          return fail(
+              fmt::format("the clean run already has {} = {} (no NaN expected in this regime)", element(s, i), x[i]));
         if (nan[static_cast<std::size_t>(i)] && !std::isnan(y[i]))
           return fail(fmt::format("{} depends on it but is {}", element(s, i), y[i]));
         if (!nan[static_cast<std::size_t>(i)] && bits_of(x[i]) != bits_of(y[i]))
@@ -478,18 +479,31 @@ const std::vector<BackendProperty>& backend_properties() {
   no_resets.regimes = {Regime::default_, Regime::long_memory, Regime::clip};
   static const std::vector<BackendProperty> properties{
       {"agrees_with_reference",
-       "the baseline and 4 random backends pass the default tolerance policy against the reference", {}, 40, 100,
+       "the baseline and 4 random backends pass the default tolerance policy against the reference",
+       {},
+       40,
+       100,
        fixed(agrees_with_reference)},
-      {"deterministic", "the baseline and 4 random backends give bitwise equal outputs on two runs of one case",
-       {}, 60, 100, fixed(deterministic)},
+      {"deterministic",
+       "the baseline and 4 random backends give bitwise equal outputs on two runs of one case",
+       {},
+       60,
+       100,
+       fixed(deterministic)},
       {"writes_every_output",
        "the baseline and 8 random backends write every output element, touch no guard region and return "
        "exactly the layout's outputs",
-       {}, 60, 100, fixed(writes_every_output)},
+       {},
+       60,
+       100,
+       fixed(writes_every_output)},
       {"causal_and_local",
        "changing one element of b (scan) or x (gated) changes no output at an earlier t in the forward, in "
        "another batch entry, or in another channel (scan) or head (gated)",
-       {}, 60, 100, fixed(causal_and_local)},
+       {},
+       60,
+       100,
+       fixed(causal_and_local)},
       {"batch_permutation",
        "permuting the batch entries (B >= 2) permutes every per-batch output bitwise; parameter gradients "
        "move by at most 2 x bound_factor x their bound",

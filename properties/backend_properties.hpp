@@ -51,11 +51,11 @@
 namespace scancheck {
 
 struct BackendProperty {
-  std::string name;             //!< snake_case, e.g. "batch_permutation"
-  std::string statement;        //!< one line: what holds
-  GeneratorOptions generator;   //!< the cases it is checked on (e.g. min_batch = 2 for batch_permutation)
-  int default_cases = 60;       //!< cases per architecture x io dtype
-  int default_max_size = 100;   //!< largest RapidCheck size
+  std::string name;            //!< snake_case, e.g. "batch_permutation"
+  std::string statement;       //!< one line: what holds
+  GeneratorOptions generator;  //!< the cases it is checked on (e.g. min_batch = 2 for batch_permutation)
+  int default_cases = 60;      //!< cases per architecture x io dtype
+  int default_max_size = 100;  //!< largest RapidCheck size
   //! The predicate for cases of this architecture and io dtype.
   std::function<FailureOf(Architecture, DType)> make;
 };

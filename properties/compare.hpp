@@ -46,14 +46,14 @@ struct TensorMetrics {
   std::int64_t compared = 0;     //!< elements compared (covered by the reference)
   double max_abs = 0, max_rel = 0;
   double ulp_p50 = 0, ulp_p90 = 0, ulp_p99 = 0, ulp_max = 0;
-  double max_exact = 0;                      //!< max |exact|: the tensor's scale
-  std::optional<double> bound_ratio;         //!< absent without bounds
-  double max_bound = 0;                      //!< largest finite bound of the compared elements
-  std::int64_t unbounded = 0;                //!< elements whose bound is infinite (not compared)
-  std::optional<double> baseline_abs;        //!< max |baseline - exact|, absent without a baseline
-  std::optional<double> baseline_ratio;      //!< max_abs / baseline_abs (absent when both are 0)
+  double max_exact = 0;                  //!< max |exact|: the tensor's scale
+  std::optional<double> bound_ratio;     //!< absent without bounds
+  double max_bound = 0;                  //!< largest finite bound of the compared elements
+  std::int64_t unbounded = 0;            //!< elements whose bound is infinite (not compared)
+  std::optional<double> baseline_abs;    //!< max |baseline - exact|, absent without a baseline
+  std::optional<double> baseline_ratio;  //!< max_abs / baseline_abs (absent when both are 0)
   std::int64_t nonfinite_mismatches = 0;
-  std::int64_t first_nonfinite = -1;         //!< flat index of the first one
+  std::int64_t first_nonfinite = -1;  //!< flat index of the first one
   WorstElement worst;
   //! Compared elements per ulp-error bucket (ulp_bucket); ulp_buckets entries.
   std::vector<std::int64_t> ulp_histogram = std::vector<std::int64_t>(ulp_buckets, 0);

@@ -25,10 +25,10 @@ struct Failures {
   std::vector<std::array<std::int64_t, 3>> activations;  //!< (b, t, stored position)
   std::vector<std::array<std::int64_t, 2>> states;       //!< (b, stored position)
   std::set<std::int64_t> parameter_heads;
-  std::vector<double> relative_errors;                    //!< of the finite failing elements
-  std::optional<std::string> nan_birth;                   //!< the earliest element NaN where it should not be
+  std::vector<double> relative_errors;   //!< of the finite failing elements
+  std::optional<std::string> nan_birth;  //!< the earliest element NaN where it should not be
   std::int64_t nan_birth_t = -1;
-  double worst_ratio = 0;                                 //!< the largest error in bounds (inf: NaN/Inf)
+  double worst_ratio = 0;  //!< the largest error in bounds (inf: NaN/Inf)
   //! Forward activations of the plain scans (h): (b, t, stored position, relative error) of the finite ones.
   std::vector<std::pair<std::array<std::int64_t, 3>, double>> forward_errors;
 };
@@ -64,8 +64,8 @@ Failures collect(const Case& c, const Outputs& got, const ReferenceResult& refer
       if (!nonfinite && !(std::fabs(got_i - exact) > policy.bound_factor * bound)) continue;
       f.tensors.insert(s.name);
       f.directions.insert(s.direction);
-      f.worst_ratio = std::max(f.worst_ratio, nonfinite ? std::numeric_limits<double>::infinity()
-                                                         : std::fabs(got_i - exact) / bound);
+      f.worst_ratio = std::max(f.worst_ratio,
+                               nonfinite ? std::numeric_limits<double>::infinity() : std::fabs(got_i - exact) / bound);
       if (!nonfinite && exact != 0) f.relative_errors.push_back(std::fabs(got_i - exact) / std::fabs(exact));
       if (s.parameter) {
         f.parameter_heads.insert(parameter_head(s, i, head_channels));
@@ -111,9 +111,9 @@ void time_statements(const Case& c, const Failures& f, const std::optional<Sched
   if (schedule && schedule->kind == Schedule::Kind::hierarchical) {
     const std::int64_t span = schedule->group * schedule->chunk;
     if (L % span != 0 && t_min >= L / span * span)
-      out.push_back(L > span ? fmt::format("in the last, partial group (t >= {} of L = {}, G C = {})", L / span * span,
-                                           L, span)
-                             : fmt::format("in the last, partial group (the only one: L = {} < G C = {})", L, span));
+      out.push_back(
+          L > span ? fmt::format("in the last, partial group (t >= {} of L = {}, G C = {})", L / span * span, L, span)
+                   : fmt::format("in the last, partial group (the only one: L = {} < G C = {})", L, span));
   }
   if (schedule && schedule->kind != Schedule::Kind::sequential) {
     const std::int64_t C = schedule->chunk, span = schedule->group * C;
@@ -121,9 +121,8 @@ void time_statements(const Case& c, const Failures& f, const std::optional<Sched
       out.push_back(L > C ? fmt::format("in the last, partial chunk (t >= {} of L = {}, C = {})", L / C * C, L, C)
                           : fmt::format("in the last, partial chunk (the only one: L = {} < C = {})", L, C));
     else if (t_min > 0 && t_min % C == 0)
-      out.push_back(span > 0 && t_min % span == 0
-                        ? fmt::format("from t = {}, a group boundary (G C = {})", t_min, span)
-                        : fmt::format("from t = {}, a chunk boundary (C = {})", t_min, C));
+      out.push_back(span > 0 && t_min % span == 0 ? fmt::format("from t = {}, a group boundary (G C = {})", t_min, span)
+                                                  : fmt::format("from t = {}, a chunk boundary (C = {})", t_min, C));
   }
   const auto at_reset = [&](std::int64_t b, std::int64_t t, std::int64_t w) { return resets_at(c, b, t, w); };
   const bool all_at = std::all_of(f.activations.begin(), f.activations.end(),
@@ -174,11 +173,12 @@ void summed_log_decay_statement(const Case& c, const Failures& f, std::vector<st
   std::sort(multiples.begin(), multiples.end());
   const double median = multiples[multiples.size() / 2], upper = multiples[multiples.size() * 3 / 4];
   if (largest_sum < 64 || median < 1.0 / 16 || median > 8 || upper > 16) return;
-  out.push_back(fmt::format("the error grows with the summed log decay: {:.2g} u |sum log a| at the median failing "
-                            "element (|sum log a| up to {:.3g}), where every order of the products keeps a few u: the "
-                            "signature of h from cumulative sums of log a (exp(cumsum), logcumsumexp), a formulation "
-                            "scancheck rejects (docs/tolerance.md)",
-                            median, largest_sum));
+  out.push_back(
+      fmt::format("the error grows with the summed log decay: {:.2g} u |sum log a| at the median failing "
+                  "element (|sum log a| up to {:.3g}), where every order of the products keeps a few u: the "
+                  "signature of h from cumulative sums of log a (exp(cumsum), logcumsumexp), a formulation "
+                  "scancheck rejects (docs/tolerance.md)",
+                  median, largest_sum));
 }
 
 void place_statements(const Case& c, const Failures& f, std::vector<std::string>& out) {
@@ -215,10 +215,11 @@ std::vector<std::string> diagnose(const Case& c, const Outputs& got, const Refer
   if (f.nan_birth) out.push_back(fmt::format("NaN born at {}", *f.nan_birth));
   summed_log_decay_statement(c, f, out);
   if (f.worst_ratio <= plausible_rounding_factor)
-    out.push_back(fmt::format("every failing element is within {:g} times what float32 allows in any evaluation order: "
-                              "more rounding than any order scancheck models, not the size of a bug (no bug class is "
-                              "inferred from it)",
-                              plausible_rounding_factor));
+    out.push_back(
+        fmt::format("every failing element is within {:g} times what float32 allows in any evaluation order: "
+                    "more rounding than any order scancheck models, not the size of a bug (no bug class is "
+                    "inferred from it)",
+                    plausible_rounding_factor));
   return out;
 }
 
@@ -232,7 +233,8 @@ namespace {
 //! `c` with every step's decay that of t = 0: a plain scan's a, a gated layer's x (which its gates read).
 Case constant_in_time(const Case& c) {
   Case d = c;
-  Tensor<float>& driver = d.at(describe(c.architecture).family == Family::affine_scan ? std::string(decay_input(c.decays)) : "x");
+  Tensor<float>& driver =
+      d.at(describe(c.architecture).family == Family::affine_scan ? std::string(decay_input(c.decays)) : "x");
   const Shape& s = c.shape;
   for (std::int64_t b = 0; b < s.batch; ++b)
     for (std::int64_t t = 1; t < s.length; ++t)
@@ -282,8 +284,8 @@ std::optional<ErrorStrip> error_strip(const Case& c, const Outputs& got, const R
     for (std::int64_t w = 0; w < s.width; ++w) {
       const std::int64_t i = (batch * s.length + t) * s.width + w;
       if (!std::isfinite(b[i])) continue;
-      const double ratio = disagrees_on_nonfinite(g[i], e[i]) ? std::numeric_limits<double>::infinity()
-                                                              : std::fabs(g[i] - e[i]) / b[i];
+      const double ratio =
+          disagrees_on_nonfinite(g[i], e[i]) ? std::numeric_limits<double>::infinity() : std::fabs(g[i] - e[i]) / b[i];
       double& cell = strip.ratios[static_cast<std::size_t>((t * strip.t_bins / s.length) * strip.w_bins +
                                                            w * strip.w_bins / s.width)];
       if (!(ratio <= cell)) cell = std::isnan(ratio) ? std::numeric_limits<double>::infinity() : ratio;
@@ -300,8 +302,9 @@ std::optional<ErrorStrip> error_strip(const Case& c, const Outputs& got, const R
 std::vector<std::string> counterfactual_diagnosis(const Case& c, const std::function<bool(const Case&)>& passes) {
   std::vector<std::string> out;
   if (c.shape.length > 1 && passes(constant_in_time(c)))
-    out.push_back("a shift in t: the run passes when every step has the decay of t = 0 (a decay read at the "
-                  "wrong step?)");
+    out.push_back(
+        "a shift in t: the run passes when every step has the decay of t = 0 (a decay read at the "
+        "wrong step?)");
   for (const char* input : {"dh_last", "h0"}) {
     if (!c.has(input)) continue;
     Case without = c;

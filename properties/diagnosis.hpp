@@ -52,9 +52,9 @@ struct ErrorStrip {
   std::string tensor;
   std::int64_t batch = 0, length = 0, width = 0;
   std::int64_t t_bins = 0, w_bins = 0;
-  std::vector<double> ratios;            //!< [t_bins, w_bins], row-major; 0 where nothing was compared
+  std::vector<double> ratios;              //!< [t_bins, w_bins], row-major; 0 where nothing was compared
   std::int64_t chunk = 0, group_span = 0;  //!< 0: no chunks (sequential or foreign)
-  std::vector<std::int64_t> resets;      //!< the steps of the batch entry that reset
+  std::vector<std::int64_t> resets;        //!< the steps of the batch entry that reset
 };
 
 //! The strip of a failing run, or nothing when no activation tensor fails on its own.

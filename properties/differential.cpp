@@ -20,8 +20,7 @@ std::vector<std::string> BackendResult::reasons() const {
   if (!error.empty()) out.push_back(error);
   for (const std::string& name : missing) out.push_back(fmt::format("{}: missing from the outputs", name));
   for (const std::string& what : misshapen) out.push_back(fmt::format("{}: wrong shape", what));
-  for (const TensorResult& t : tensors)
-    out.insert(out.end(), t.verdict.reasons.begin(), t.verdict.reasons.end());
+  for (const TensorResult& t : tensors) out.insert(out.end(), t.verdict.reasons.begin(), t.verdict.reasons.end());
   return out;
 }
 
@@ -55,12 +54,13 @@ std::optional<std::string> accuracy_note(const std::string& name, const Tensor<f
     if (ratio > worst) worst = ratio, worst_at = i;
   }
   if (count == 0) return std::nullopt;
-  return fmt::format("{}: {} element(s) (worst {:.3g} bounds at {}) are within the accepted formulations' bound but "
-                     "not within {:g} times that of scancheck's own (in any evaluation order): accuracy a better "
-                     "formulation keeps (sigma' as sigma(z) sigma(-z), not sigma (1 - sigma), where a gate "
-                     "saturates; exp(2 log a) itself, not 1 + expm1, where a decay is tiny; no flushing of "
-                     "subnormals)",
-                     name, count, worst, index_string(got.dims(), worst_at), policy.bound_factor);
+  return fmt::format(
+      "{}: {} element(s) (worst {:.3g} bounds at {}) are within the accepted formulations' bound but "
+      "not within {:g} times that of scancheck's own (in any evaluation order): accuracy a better "
+      "formulation keeps (sigma' as sigma(z) sigma(-z), not sigma (1 - sigma), where a gate "
+      "saturates; exp(2 log a) itself, not 1 + expm1, where a decay is tiny; no flushing of "
+      "subnormals)",
+      name, count, worst, index_string(got.dims(), worst_at), policy.bound_factor);
 }
 
 }  // namespace
@@ -82,8 +82,8 @@ BackendResult judge_outputs(std::string name, const Case& c, const Outputs& got,
       continue;
     }
     if (it->second.dims() != spec.dims || it->second.size() != element_count(spec.dims)) {
-      r.misshapen.push_back(fmt::format("{}: {} instead of {}", spec.name, to_string(it->second.dims()),
-                                        to_string(spec.dims)));
+      r.misshapen.push_back(
+          fmt::format("{}: {} instead of {}", spec.name, to_string(it->second.dims()), to_string(spec.dims)));
       r.pass = false;
       continue;
     }
@@ -97,7 +97,8 @@ BackendResult judge_outputs(std::string name, const Case& c, const Outputs& got,
     if (baseline) in.baseline = &baseline->at(spec.name);
     TensorResult t{compare_tensor(in), {}};
     t.verdict = judge(t.metrics, policy);
-    if (const auto strict = reference.strict_bounds.find(spec.name); t.verdict.pass && strict != reference.strict_bounds.end())
+    if (const auto strict = reference.strict_bounds.find(spec.name);
+        t.verdict.pass && strict != reference.strict_bounds.end())
       if (auto note = accuracy_note(spec.name, it->second, *in.exact, strict->second, in.covered, policy)) {
         if (policy.strict) {
           t.verdict.pass = false;

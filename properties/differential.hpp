@@ -27,22 +27,22 @@ struct TensorResult {
 };
 
 struct BackendResult {
-  std::string backend;                //!< a backend name, or "candidate" for verify
-  bool pass = true;                   //!< verdict == Verdict::pass
+  std::string backend;  //!< a backend name, or "candidate" for verify
+  bool pass = true;     //!< verdict == Verdict::pass
   Verdict verdict = Verdict::pass;
-  std::string error;                  //!< the run failed (BackendError): the message; no tensors then
-  std::string log;                    //!< a worker's last stderr lines, when its run failed
-  bool attempted = true;              //!< false: not run at all (its worker was given up)
-  std::vector<std::string> missing;   //!< outputs of its passes the run did not produce
-  std::vector<std::string> misshapen; //!< outputs of the wrong shape: "dx: [2, 3] instead of [2, 3, 4]"
-  std::vector<TensorResult> tensors;  //!< in tensor_layout order
+  std::string error;                   //!< the run failed (BackendError): the message; no tensors then
+  std::string log;                     //!< a worker's last stderr lines, when its run failed
+  bool attempted = true;               //!< false: not run at all (its worker was given up)
+  std::vector<std::string> missing;    //!< outputs of its passes the run did not produce
+  std::vector<std::string> misshapen;  //!< outputs of the wrong shape: "dx: [2, 3] instead of [2, 3, 4]"
+  std::vector<TensorResult> tensors;   //!< in tensor_layout order
   std::vector<Direction> passes{Direction::forward, Direction::backward};  //!< the passes judged
-  std::vector<std::string> omits;  //!< gradients the backend declares it does not compute: not judged
+  std::vector<std::string> omits;      //!< gradients the backend declares it does not compute: not judged
   std::vector<std::string> diagnosis;  //!< where a failing run goes wrong (diagnosis.hpp), when asked for
   //! Accuracy a passing run loses that a better formulation keeps (with the reference's strict bounds);
   //! never a failure unless the policy is strict, then also in the tensor's reasons.
   std::vector<std::string> notes;
-  std::optional<ErrorStrip> strip;  //!< with the diagnosis: the worst failing tensor over (t, w)
+  std::optional<ErrorStrip> strip;           //!< with the diagnosis: the worst failing tensor over (t, w)
   std::vector<std::string> reasons() const;  //!< every failed rule, missing and misshapen tensor, one line each
 };
 
@@ -66,8 +66,8 @@ BackendResult judge_outputs(std::string name, const Case& c, const Outputs& got,
 BackendResult failed_run(const BackendInfo& backend, const BackendError& e);
 
 //! Runs the baseline, then every backend, on `executor`, and judges each; with `diagnose`, a failing
-//! result also says where it goes wrong (diagnosis.hpp: re-runs without dh_last and h0 included). A backend that fails while
-//! running (BackendError) is a result with its verdict (error, fault, timeout) and message; input errors
+//! result also says where it goes wrong (diagnosis.hpp: re-runs without dh_last and h0 included). A backend that fails
+//! while running (BackendError) is a result with its verdict (error, fault, timeout) and message; input errors
 //! propagate. `judged` is
 //! called after each backend (progress displays).
 std::vector<BackendResult> check_backends(const Case& c, const std::vector<const BackendInfo*>& backends,

@@ -106,12 +106,13 @@ Finding finding_from_json(const json& j, const std::string& source) {
   const JsonReader in(source);
   in.object(j, "$");
   if (!in.has(j, "format"))
-    in.fail("$", "a finding of an earlier scancheck (no \"format\"): replay its case/ with scancheck check, or "
-                 "rerun the search that found it");
+    in.fail("$",
+            "a finding of an earlier scancheck (no \"format\"): replay its case/ with scancheck check, or "
+            "rerun the search that found it");
   if (in.text(j, "$", "format") != "scancheck-finding") in.fail("format", "not a scancheck finding");
   if (const std::int64_t v = in.integer(j, "$", "version"); v != finding_format_version)
-    in.fail("version", fmt::format("version {} is not supported (this scancheck reads version {})", v,
-                                   finding_format_version));
+    in.fail("version",
+            fmt::format("version {} is not supported (this scancheck reads version {})", v, finding_format_version));
   Finding f;
   f.property = in.text(j, "$", "property");
   f.backend = in.text(j, "$", "backend");

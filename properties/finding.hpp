@@ -9,8 +9,8 @@
 //!   <related>/      further cases worth keeping (e.g. a property's perturbed copy)
 //!   finding.json    {"format": "scancheck-finding", "version": 1, "property", "backend", "message",
 //!                    "request" (core/case_request.hpp), "original_request" (or null), "related_cases",
-//!                    "log", "diagnosis", "cases_until_failure", "shrink_steps", "shrink_tries", "search_seed", "rc_params",
-//!                    "repro": [lines]}
+//!                    "log", "diagnosis", "cases_until_failure", "shrink_steps", "shrink_tries", "search_seed",
+//!                    "rc_params", "repro": [lines]}
 //!   README.txt      the property, the request, the message and the repro lines
 #pragma once
 
@@ -31,20 +31,20 @@ namespace scancheck {
 inline constexpr int finding_format_version = 1;
 
 struct Finding {
-  std::string property;         //!< what failed: a property id, or "fuzz" for the differential check
-  std::string backend;          //!< the backend the failure is about (named in the repro); empty when none
-  std::string message;          //!< the first failed rule
-  std::string log;              //!< a worker's last stderr lines, when its run failed
-  std::vector<std::string> diagnosis;  //!< where the shrunk case goes wrong (diagnosis.hpp), when known
-  CaseRequest request;          //!< the shrunk failing request
+  std::string property;                 //!< what failed: a property id, or "fuzz" for the differential check
+  std::string backend;                  //!< the backend the failure is about (named in the repro); empty when none
+  std::string message;                  //!< the first failed rule
+  std::string log;                      //!< a worker's last stderr lines, when its run failed
+  std::vector<std::string> diagnosis;   //!< where the shrunk case goes wrong (diagnosis.hpp), when known
+  CaseRequest request;                  //!< the shrunk failing request
   std::optional<CaseRequest> original;  //!< the request as first found, when shrinking moved it
   //! Further cases worth keeping beside the failing one, saved as subdirectories under these names.
   std::vector<std::pair<std::string, Case>> related;
   std::int64_t cases_until_failure = 0;  //!< cases run up to and including the first failing one
-  int shrink_steps = 0;         //!< accepted shrinks
-  int shrink_tries = 0;         //!< shrinks tried
-  std::uint64_t seed = 0;       //!< the search's seed
-  std::string rc_reproduce;     //!< RC_PARAMS="reproduce=..." replaying the shrunk case; empty when none
+  int shrink_steps = 0;                  //!< accepted shrinks
+  int shrink_tries = 0;                  //!< shrinks tried
+  std::uint64_t seed = 0;                //!< the search's seed
+  std::string rc_reproduce;              //!< RC_PARAMS="reproduce=..." replaying the shrunk case; empty when none
 };
 
 //! The lines that reproduce a finding: the RC_PARAMS replay (when there is one) and, when it names a

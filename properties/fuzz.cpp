@@ -91,7 +91,8 @@ std::vector<Group> groups_of(const std::vector<const BackendInfo*>& backends) {
       return g.architecture == b->architecture && g.io_dtype == b->io_dtype && g.constraints == b->constraints;
     };
     auto it = std::find_if(groups.begin(), groups.end(), same);
-    if (it == groups.end()) it = groups.insert(groups.end(), Group{b->architecture, b->io_dtype, b->constraints, {}, 0});
+    if (it == groups.end())
+      it = groups.insert(groups.end(), Group{b->architecture, b->io_dtype, b->constraints, {}, 0});
     it->members.push_back(b);
   }
   return groups;

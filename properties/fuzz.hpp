@@ -29,8 +29,8 @@ struct FuzzOptions {
   std::vector<const BackendInfo*> backends;  //!< the candidates; each case runs those of its arch and dtype
   std::uint64_t seed = 1;
   std::int64_t shard = 0, shards = 1;
-  std::optional<std::int64_t> cases;         //!< cases per group: every backend is judged on this many ...
-  std::optional<double> seconds;             //!< ... unless this time runs out first
+  std::optional<std::int64_t> cases;  //!< cases per group: every backend is judged on this many ...
+  std::optional<double> seconds;      //!< ... unless this time runs out first
   //! False: a backend is judged until its first failure. True: on every case of its group, the first
   //! failure shrunk and saved as ever, the later ones counted (BackendTally), for a failure rate.
   bool keep_going = false;
@@ -38,9 +38,9 @@ struct FuzzOptions {
   TolerancePolicy policy;
   int reference_threads = 0;
   Precision reference_precision = Precision::tiered;  //!< tiered, or float128 (the fuzz benchmark's baseline)
-  std::optional<std::filesystem::path> findings;  //!< where shrunk failing cases are saved
+  std::optional<std::filesystem::path> findings;      //!< where shrunk failing cases are saved
   std::vector<Regime> regimes{Regime::default_, Regime::long_memory, Regime::resets, Regime::extreme, Regime::clip};
-  const std::atomic<bool>* stop = nullptr;        //!< set (e.g. by SIGINT) to stop after the current case
+  const std::atomic<bool>* stop = nullptr;  //!< set (e.g. by SIGINT) to stop after the current case
 };
 
 //! How often one backend failed: `failed` of the `judged` cases it ran on (a run not attempted, its worker
@@ -56,7 +56,7 @@ struct FuzzProgress {
   std::int64_t fewest = 0, most = 0;   //!< the cases of the group that ran the fewest and of the one that ran the most
   //! With FuzzOptions::cases: the cases the run holds when done (groups whose every backend failed stop early).
   std::int64_t planned = 0;
-  std::vector<BackendTally> tallies;   //!< per candidate, in the order of FuzzOptions::backends
+  std::vector<BackendTally> tallies;  //!< per candidate, in the order of FuzzOptions::backends
   double elapsed = 0;
   double reference_seconds = 0;  //!< of elapsed, spent computing the cases' references (shrinking excluded)
   std::vector<Finding> findings;

@@ -153,15 +153,14 @@ rc::Seq<Draw> flag_shrink(const Draw& d, bool on, bool Draw::*flag) {
 }
 
 rc::Seq<Draw> shrinks_of(const Draw& d, std::int64_t min_batch, const BackendConstraints& k) {
-  const rc::Seq<Draw> heads = rc::seq::filter(
-      field_shrinks<std::int64_t>(d, d.heads, 1, [](Draw& e, std::int64_t v) { e.heads = v; }),
-      [k](const Draw& e) { return heads_allowed(e.heads, k); });
+  const rc::Seq<Draw> heads =
+      rc::seq::filter(field_shrinks<std::int64_t>(d, d.heads, 1, [](Draw& e, std::int64_t v) { e.heads = v; }),
+                      [k](const Draw& e) { return heads_allowed(e.heads, k); });
   return rc::seq::concat(
       field_shrinks<std::int64_t>(d, d.batch, min_batch, [](Draw& e, std::int64_t v) { e.batch = v; }),
       rc::seq::filter(field_shrinks<std::int64_t>(d, d.length, 1, [](Draw& e, std::int64_t v) { e.length = v; }),
                       [k](const Draw& e) { return length_allowed(e.length, k); }),
-      heads,
-      field_shrinks<std::size_t>(d, d.regime, 0, [](Draw& e, std::size_t v) { e.regime = v; }),
+      heads, field_shrinks<std::size_t>(d, d.regime, 0, [](Draw& e, std::size_t v) { e.regime = v; }),
       k.h0 ? flag_shrink(d, d.drop_h0, &Draw::drop_h0) : rc::Seq<Draw>(),
       k.dh_last ? flag_shrink(d, d.drop_dh_last, &Draw::drop_dh_last) : rc::Seq<Draw>(),
       field_shrinks<std::int64_t>(d, d.per_head, 1, [](Draw& e, std::int64_t v) { e.per_head = v; }),
@@ -221,13 +220,11 @@ rc::Gen<CaseRequest> gen_case_request(Architecture arch, DType io, const Generat
   return rc::Gen<CaseRequest>([arch, io, options](const rc::Random& random, int size) {
     Source source(random);
     const std::int64_t min_batch = options.min_batch;
-    rc::Shrinkable<Draw> drawn =
-        rc::shrinkable::shrinkRecur(draw(source, size, arch, options), [min_batch, k = options.constraints](const Draw& d) {
-          return shrinks_of(d, min_batch, k);
-        });
-    return rc::shrinkable::map(std::move(drawn), [arch, io, options](const Draw& d) {
-      return to_request(d, arch, io, options);
-    });
+    rc::Shrinkable<Draw> drawn = rc::shrinkable::shrinkRecur(
+        draw(source, size, arch, options),
+        [min_batch, k = options.constraints](const Draw& d) { return shrinks_of(d, min_batch, k); });
+    return rc::shrinkable::map(std::move(drawn),
+                               [arch, io, options](const Draw& d) { return to_request(d, arch, io, options); });
   });
 }
 

@@ -82,5 +82,4 @@ CaseRequest fit_into(CaseRequest r, const BackendConstraints& k);
 //! positions and choices that properties draw beside the case. Precondition: n >= 1.
 rc::Gen<std::int64_t> gen_index(std::int64_t n);
 
-
 }  // namespace scancheck

@@ -30,14 +30,15 @@ TolerancePolicy TolerancePolicy::from_json(const nlohmann::json& j, const std::s
       p.strict = value.get<bool>();
       continue;
     }
-    double* field = key == "bound_factor"          ? &p.bound_factor
-                    : key == "baseline_factor"     ? &p.baseline_factor
-                    : key == "baseline_slack_ulps" ? &p.baseline_slack_ulps
+    double* field = key == "bound_factor"           ? &p.bound_factor
+                    : key == "baseline_factor"      ? &p.baseline_factor
+                    : key == "baseline_slack_ulps"  ? &p.baseline_slack_ulps
                     : key == "baseline_slack_bound" ? &p.baseline_slack_bound
-                                                   : nullptr;
+                                                    : nullptr;
     if (!field)
       in.fail("$", fmt::format("unknown policy field '{}' (expected bound_factor, baseline_factor, "
-                               "baseline_slack_ulps, baseline_slack_bound, strict)", key));
+                               "baseline_slack_ulps, baseline_slack_bound, strict)",
+                               key));
     if (!value.is_number() || !std::isfinite(value.get<double>()) || value.get<double>() < 0)
       in.fail(key, "must be a finite number >= 0");
     *field = value.get<double>();
@@ -61,8 +62,10 @@ TensorVerdict judge(const TensorMetrics& m, const TolerancePolicy& p) {
     // A zero bound is an element no rounding reaches (dh0 after a reset, da at t = 0 without h0): any
     // difference is wrong, and "inf bounds" would say nothing about how little it may be.
     if (m.worst.bound == 0)
-      fail(fmt::format("the element at {} must be exactly {:.9g} (no rounding reaches it: its bound is zero), got "
-                       "{:.9g}", m.worst.at, m.worst.exact, m.worst.got));
+      fail(
+          fmt::format("the element at {} must be exactly {:.9g} (no rounding reaches it: its bound is zero), got "
+                      "{:.9g}",
+                      m.worst.at, m.worst.exact, m.worst.got));
     else
       fail(fmt::format("error {:.3g} bounds at {} (got {:.9g}, exact {:.9g}, bound {:.3g}); allowed {:g}",
                        *m.bound_ratio, m.worst.at, m.worst.got, m.worst.exact, m.worst.bound, p.bound_factor));
@@ -72,9 +75,10 @@ TensorVerdict judge(const TensorMetrics& m, const TolerancePolicy& p) {
                                   p.baseline_slack_bound * m.max_bound);
     const double allowed = p.baseline_factor * *m.baseline_abs + slack;
     if (m.max_abs > allowed)
-      fail(fmt::format("max error {:.3g} is {:.3g}x the sequential baseline's {:.3g}; allowed {:g}x + slack "
-                       "({:.3g} in all)", m.max_abs, m.baseline_ratio.value_or(0), *m.baseline_abs, p.baseline_factor,
-                       allowed));
+      fail(
+          fmt::format("max error {:.3g} is {:.3g}x the sequential baseline's {:.3g}; allowed {:g}x + slack "
+                      "({:.3g} in all)",
+                      m.max_abs, m.baseline_ratio.value_or(0), *m.baseline_abs, p.baseline_factor, allowed));
   }
   return v;
 }

@@ -146,8 +146,8 @@ SearchOptions SearchOptions::from_rc_params(std::string id, int default_cases, i
 }
 
 CaseAddress case_address(std::uint64_t seed, std::int64_t shard, std::int64_t index, int size) {
-  const rc::Random random(rc::Random::Key{seed, static_cast<std::uint64_t>(shard), static_cast<std::uint64_t>(index),
-                                          0x5ca9c4ec4ULL});
+  const rc::Random random(
+      rc::Random::Key{seed, static_cast<std::uint64_t>(shard), static_cast<std::uint64_t>(index), 0x5ca9c4ec4ULL});
   return {random, size, {}};
 }
 

@@ -35,7 +35,7 @@ namespace scancheck {
 //! What a predicate reports for a failing case. Implicitly made from the message alone, so a predicate
 //! returning std::optional<std::string> fits too.
 struct PropertyFailure {
-  PropertyFailure(std::string message_, std::string backend_ = {}) // NOLINT: implicit by design
+  PropertyFailure(std::string message_, std::string backend_ = {})  // NOLINT: implicit by design
       : message(std::move(message_)), backend(std::move(backend_)) {}
   std::string message;
   std::string backend;  //!< the backend the failure is about (named in the repro command); empty when none
@@ -52,7 +52,7 @@ struct SearchOptions {
   int max_success = 100;         //!< cases to try
   int max_size = 100;            //!< sizes run from 0 to this, spread evenly over the cases
   std::uint64_t seed = 0;
-  std::int64_t shard = 0;        //!< disjoint streams of one seed (scancheck fuzz --shard)
+  std::int64_t shard = 0;  //!< disjoint streams of one seed (scancheck fuzz --shard)
   bool shrink = true;
   //! A RapidCheck reproduce string (the value after "reproduce="): replay the case it names for this id
   //! instead of searching. A string naming other ids only runs nothing (RapidCheck's rule).

@@ -26,9 +26,9 @@ template <class F>
 struct ChannelScan {
   std::int64_t length;
   std::int64_t stride;
-  const F* a;                  // [L] decays
-  const std::uint8_t* reset;   // [L] or nullptr: a_t is treated as 0 where reset[t]
-  const F* h0;                 // initial state or nullptr
+  const F* a;                 // [L] decays
+  const std::uint8_t* reset;  // [L] or nullptr: a_t is treated as 0 where reset[t]
+  const F* h0;                // initial state or nullptr
 };
 
 //! Whether step t starts afresh: a reset, or t = 0 without an initial state.
@@ -78,12 +78,9 @@ F scan_backward(const ChannelScan<F>& s, const F* dh, const F* dh_last, F* g, Te
     const bool last = t == s.length - 1;
     const bool fresh = (last && !dh_last) || (!last && s.reset && s.reset[t + 1]);
     if constexpr (admits_every_order_v<F>) {
-      if (fresh)
-        carry_sums = input_sums(dh[i]);
-      else if (last)
-        carry_sums = step_sums(carry_sums, F(1), dh[i], magnitude(*dh_last), s.length);
-      else
-        carry_sums = step_sums(carry_sums, conj(s.a[i + s.stride]), dh[i], magnitude(carry), s.length);
+      if (fresh) carry_sums = input_sums(dh[i]);
+      else if (last) carry_sums = step_sums(carry_sums, F(1), dh[i], magnitude(*dh_last), s.length);
+      else carry_sums = step_sums(carry_sums, conj(s.a[i + s.stride]), dh[i], magnitude(carry), s.length);
     }
     carry = fresh ? dh[i] : last ? dh[i] + *dh_last : dh[i] + conj(s.a[i + s.stride]) * carry;
     if constexpr (admits_every_order_v<F>) {

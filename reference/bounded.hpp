@@ -78,8 +78,7 @@ class Bounded {
   Bounded() = default;
   //! An exact constant or input (its error bound is zero).
   template <class U>
-    requires std::is_arithmetic_v<U>
-  Bounded(U c) : Bounded(T(c), 0.0, exact_tag{}) {}
+  requires std::is_arithmetic_v<U> Bounded(U c) : Bounded(T(c), 0.0, exact_tag{}) {}
   //! A value known to `e` (and, certifying, computed to `working`).
   static Bounded with_bound(const T& v, double e, double working = 0) {
     Bounded z(v, e, exact_tag{});
@@ -111,9 +110,8 @@ class Bounded {
     return rounded(x.v_ - y.v_, ulps::correctly_rounded, [&](double Bounded::*e) { return x.*e + y.*e; });
   }
   friend Bounded operator*(const Bounded& x, const Bounded& y) {
-    return rounded(x.v_ * y.v_, ulps::correctly_rounded, [&](double Bounded::*e) {
-      return std::fabs(y.d_) * x.*e + std::fabs(x.d_) * y.*e + x.*e * y.*e;
-    });
+    return rounded(x.v_ * y.v_, ulps::correctly_rounded,
+                   [&](double Bounded::*e) { return std::fabs(y.d_) * x.*e + std::fabs(x.d_) * y.*e + x.*e * y.*e; });
   }
   friend Bounded operator/(const Bounded& x, const Bounded& y) {
     // |x'/y' - x/y| <= (E(x) + |x/y| E(y)) / (|y| - E(y)) while E(y) < |y|. Once E(y) reaches |y| the
@@ -254,7 +252,8 @@ struct Complex<Bounded<T, Scope, Certifies>> {
     const auto guarded = [](double n) { return std::isnan(n) ? std::numeric_limits<double>::infinity() : n; };
     Complex z;
     z.norm = std::min(guarded(norm), norm_bound(re.bound(), im.bound()));
-    z.working_norm = Certifies ? std::min(guarded(working_norm), norm_bound(re.working_bound(), im.working_bound())) : 0;
+    z.working_norm =
+        Certifies ? std::min(guarded(working_norm), norm_bound(re.working_bound(), im.working_bound())) : 0;
     z.re = B::with_bound(re.value(), std::min(re.bound(), z.norm), std::min(re.working_bound(), z.working_norm));
     z.im = B::with_bound(im.value(), std::min(im.bound(), z.norm), std::min(im.working_bound(), z.working_norm));
     return z;

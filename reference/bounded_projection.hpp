@@ -55,7 +55,8 @@ class GateProjection<Bounded<double, Scope, Certifies>> {
       const double n = static_cast<double>(terms);
       const double single = carried[k] + 0.5 * float32_unit.relative * magnitudes[k] + n * float32_unit.smallest;
       const double working =
-          Certifies ? ratio * carried[k] + 0.5 * float64_unit.relative * magnitudes[k] + n * float64_unit.smallest : 0.0;
+          Certifies ? ratio * carried[k] + 0.5 * float64_unit.relative * magnitudes[k] + n * float64_unit.smallest
+                    : 0.0;
       return B::with_bound(value[k], guarded(single), guarded(working));
     }
   };
@@ -63,7 +64,12 @@ class GateProjection<Bounded<double, Scope, Certifies>> {
  public:
   //! w: [K_in, K_out] row-major, bias: [K_out]; both exact inputs.
   GateProjection(const std::vector<B>& w, const std::vector<B>& bias, std::int64_t k_in, std::int64_t k_out)
-      : bias_(bias), k_in_(k_in), k_out_(k_out), w_(w.size()), w_transposed_(w.size()), w_transposed_abs_(w.size()),
+      : bias_(bias),
+        k_in_(k_in),
+        k_out_(k_out),
+        w_(w.size()),
+        w_transposed_(w.size()),
+        w_transposed_abs_(w.size()),
         dw_(w.size()),
         pending_x_(pending_steps * k_in),
         pending_dz_(pending_steps * k_out),
@@ -90,7 +96,8 @@ class GateProjection<Bounded<double, Scope, Certifies>> {
   void back_project(const B* dz, B* dx) const {
     Sums acc(k_in_);
     for (std::int64_t j = 0; j < k_out_; ++j) {
-      add_products(acc, 0, k_in_, dz[j].value(), dz[j].bound(), &w_transposed_[j * k_in_], &w_transposed_abs_[j * k_in_]);
+      add_products(acc, 0, k_in_, dz[j].value(), dz[j].bound(), &w_transposed_[j * k_in_],
+                   &w_transposed_abs_[j * k_in_]);
       note_ratio(acc, dz[j]);
     }
     acc.terms = k_out_;
@@ -131,7 +138,8 @@ class GateProjection<Bounded<double, Scope, Certifies>> {
   }
 
   //! Products of exact factors c a[k]: nothing carried.
-  SCANCHECK_VECTOR_CLONES static void add_exact_products(Sums& acc, std::int64_t at, std::int64_t n, double c, const double* __restrict a) {
+  SCANCHECK_VECTOR_CLONES static void add_exact_products(Sums& acc, std::int64_t at, std::int64_t n, double c,
+                                                         const double* __restrict a) {
     double* __restrict value = acc.value.data() + at;
     double* __restrict magnitudes = acc.magnitudes.data() + at;
     for (std::int64_t k = 0; k < n; ++k) {
@@ -142,8 +150,9 @@ class GateProjection<Bounded<double, Scope, Certifies>> {
   }
 
   //! Products c a[k] of an inexact scalar c (float32 bound c_single) and exact a[k] (|a[k]| = a_abs[k]).
-  SCANCHECK_VECTOR_CLONES static void add_products(Sums& acc, std::int64_t at, std::int64_t n, double c, double c_single,
-                           const double* __restrict a, const double* __restrict a_abs) {
+  SCANCHECK_VECTOR_CLONES static void add_products(Sums& acc, std::int64_t at, std::int64_t n, double c,
+                                                   double c_single, const double* __restrict a,
+                                                   const double* __restrict a_abs) {
     double* __restrict value = acc.value.data() + at;
     double* __restrict carried = acc.carried.data() + at;
     double* __restrict magnitudes = acc.magnitudes.data() + at;
@@ -156,8 +165,9 @@ class GateProjection<Bounded<double, Scope, Certifies>> {
   }
 
   //! Products c a[k] of an exact scalar c and inexact a[k] (float32 bounds a_single[k]).
-  SCANCHECK_VECTOR_CLONES static void add_scaled_products(Sums& acc, std::int64_t at, std::int64_t n, double c, const double* __restrict a,
-                                  const double* __restrict a_single) {
+  SCANCHECK_VECTOR_CLONES static void add_scaled_products(Sums& acc, std::int64_t at, std::int64_t n, double c,
+                                                          const double* __restrict a,
+                                                          const double* __restrict a_single) {
     double* __restrict value = acc.value.data() + at;
     double* __restrict carried = acc.carried.data() + at;
     double* __restrict magnitudes = acc.magnitudes.data() + at;

@@ -24,7 +24,8 @@ double seconds_per_element(const Case& c, const ReferenceOptions& options) {
   using Kind = std::tuple<Architecture, DType, SqrtGradient, Precision, bool, bool>;
   static std::mutex mutex;
   static std::map<Kind, double> timed;
-  const Kind kind{c.architecture, c.io_dtype, c.sqrt_gradient, options.precision, options.bounds, options.strict_bounds};
+  const Kind kind{c.architecture,    c.io_dtype,     c.sqrt_gradient,
+                  options.precision, options.bounds, options.strict_bounds};
   std::lock_guard lock(mutex);
   if (const auto it = timed.find(kind); it != timed.end()) return it->second;
   ReferenceOptions one_thread = options;

@@ -36,17 +36,27 @@ inline constexpr bool is_complex_v<Complex<S>> = true;
 
 //! The real scalar under a field: S for S, S for Complex<S>.
 template <class F>
-struct scalar_of { using type = F; };
+struct scalar_of {
+  using type = F;
+};
 template <class S>
-struct scalar_of<Complex<S>> { using type = S; };
+struct scalar_of<Complex<S>> {
+  using type = S;
+};
 template <class F>
 using scalar_of_t = typename scalar_of<F>::type;
 
 template <class S>
-S conj(const S& x) { return x; }
+S conj(const S& x) {
+  return x;
+}
 template <class S>
-const S& real_part(const S& x) { return x; }
+const S& real_part(const S& x) {
+  return x;
+}
 template <class S>
-const S& real_part(const Complex<S>& x) { return x.re; }
+const S& real_part(const Complex<S>& x) {
+  return x.re;
+}
 
 }  // namespace scancheck::ref

@@ -179,7 +179,7 @@ inline Parts parts_of(const float128& value) {
   const __float128 v = value.backend().value();
   const detail::Unpacked u = detail::unpack(detail::bits_of(v));
   if (u.exponent >= -900 && u.exponent <= 1000) {  // normal, and the tail's bits (>= 2^(E - 112)) too
-    const std::uint64_t top = static_cast<std::uint64_t>(u.significand >> 60);   // 53 bits: M's first
+    const std::uint64_t top = static_cast<std::uint64_t>(u.significand >> 60);  // 53 bits: M's first
     const std::uint64_t middle = static_cast<std::uint64_t>(u.significand >> 7) & ((detail::mask52 << 1) | 1);
     const std::uint64_t last = static_cast<std::uint64_t>(u.significand) & 0x7f;  // 7 bits
     const double sign = u.negative ? -1.0 : 1.0;
@@ -367,9 +367,7 @@ inline void add_products(double* __restrict hi, double* __restrict lo, double x,
 // An exact sum rounded once to float128
 
 //! Floor of log2 |d| for a normal double d (-1023 for zero and subnormals).
-inline int exponent_of(double d) {
-  return static_cast<int>((std::bit_cast<std::uint64_t>(d) >> 52) & 0x7ff) - 1023;
-}
+inline int exponent_of(double d) { return static_cast<int>((std::bit_cast<std::uint64_t>(d) >> 52) & 0x7ff) - 1023; }
 
 //! The float128 nearest a sum of doubles (each times a power of two): the finishing step of the
 //! float128-valued functions below, whose results need more than a double-double's 106 bits. Fixed point on a
@@ -628,9 +626,9 @@ namespace detail {
 struct TrigReduction {
   Parts sin_a, cos_a;
   Parts r;
-  Number r_rounded;           // r's head + tail
-  Number sin_r_minus_r;       // |.| <= r^3/6
-  Number cos_r_minus_1;       // |.| <= r^2/2
+  Number r_rounded;      // r's head + tail
+  Number sin_r_minus_r;  // |.| <= r^3/6
+  Number cos_r_minus_1;  // |.| <= r^2/2
 };
 
 inline Parts negated(const Parts& p) { return {-p.head, -p.tail}; }
@@ -658,10 +656,22 @@ inline TrigReduction reduce_trig(const Number& x, double tail) {
   const int j = static_cast<int>(static_cast<long>(k) & 255), q = j >> 6, i = j & 63;
   const std::array<Parts, 65>& table = tables().sin;
   switch (q) {
-    case 0: t.sin_a = table[i]; t.cos_a = table[64 - i]; break;
-    case 1: t.sin_a = table[64 - i]; t.cos_a = negated(table[i]); break;
-    case 2: t.sin_a = negated(table[i]); t.cos_a = negated(table[64 - i]); break;
-    default: t.sin_a = negated(table[64 - i]); t.cos_a = table[i]; break;
+    case 0:
+      t.sin_a = table[i];
+      t.cos_a = table[64 - i];
+      break;
+    case 1:
+      t.sin_a = table[64 - i];
+      t.cos_a = negated(table[i]);
+      break;
+    case 2:
+      t.sin_a = negated(table[i]);
+      t.cos_a = negated(table[64 - i]);
+      break;
+    default:
+      t.sin_a = negated(table[64 - i]);
+      t.cos_a = table[i];
+      break;
   }
   return t;
 }
@@ -704,7 +714,7 @@ inline constexpr double exp_float128_argument_max = 1400;
 inline float128 exp_float128(const Number& x, double tail = 0) {
   const detail::ExpReduction a = detail::reduce_exp(x, tail);
   const Parts& t = detail::tables().exp2[a.j + 128];
-  const Number r = a.r.head + a.r.tail;  // absolute error below 2^-115
+  const Number r = a.r.head + a.r.tail;                      // absolute error below 2^-115
   const Number tp = t.head * (r + detail::expm1_excess(r));  // |tp| <= 2^-9.5 |t|
   Float128Sum sum(a.k);
   sum.add(t.head, a.k);
@@ -721,7 +731,7 @@ inline float128 expm1_float128(const Number& x, double tail = 0) {
   const detail::ExpReduction a = detail::reduce_exp(x, tail);
   const detail::Tables& tab = detail::tables();
   const Parts& t = tab.exp2[a.j + 128];
-  const Number r_rounded = a.r.head + a.r.tail;  // absolute error below 2^-115
+  const Number r_rounded = a.r.head + a.r.tail;      // absolute error below 2^-115
   const Number e = detail::expm1_excess(r_rounded);  // |e| <= 2^-10 |r|
   if (a.k != 0) {  // 2^k t (1 + r + e) - 1, |result| > 0.29 (at most a factor 3.5 cancels)
     Float128Sum sum(a.k > 0 ? a.k : 0);

@@ -65,10 +65,8 @@ void parallel_for(std::int64_t n, int threads, const std::atomic<bool>* stop, Bo
     for (std::int64_t i; (i = next++) < n;) {
       try {
         if (stop && stop->load()) throw Interrupted();
-        if constexpr (std::is_invocable_v<Body&, std::int64_t, int>)
-          body(i, w);
-        else
-          body(i);
+        if constexpr (std::is_invocable_v<Body&, std::int64_t, int>) body(i, w);
+        else body(i);
       } catch (...) {
         std::lock_guard lock(failure_mutex);
         if (!failure) failure = std::current_exception();
@@ -88,7 +86,7 @@ void parallel_for(std::int64_t n, int threads, const std::atomic<bool>* stop, Bo
 //! an io-precision output undergoes in a backend (part of the measured error, recurrences.md §5).
 struct OutputSlot {
   Tensor<double>* value = nullptr;
-  Tensor<double>* bound = nullptr;     // nullptr: no bounds
+  Tensor<double>* bound = nullptr;  // nullptr: no bounds
   Tensor<std::uint8_t>* covered = nullptr;
   const Tensor<double>* strict = nullptr;  // certifying: the strict bounds, when notes are wanted
   bool rounds_to_bf16 = false;
@@ -105,9 +103,8 @@ struct OutputSlot {
       if (bound) {
         // Rounding the float32 result f (|f| <= |exact| + bound) to bf16 adds at most u_bf16 |f| in the
         // normal range and half the bf16 subnormal spacing, 2^-134, below 2^-126.
-        const double io = rounds_to_bf16
-                              ? unit_roundoff(DType::bfloat16) * (std::fabs(s.approx()) + s.bound()) + 0x1p-134
-                              : 0.0;
+        const double io =
+            rounds_to_bf16 ? unit_roundoff(DType::bfloat16) * (std::fabs(s.approx()) + s.bound()) + 0x1p-134 : 0.0;
         const double b = s.bound() + io;
         (*bound)[index] = std::isnan(b) ? std::numeric_limits<double>::infinity() : b;  // NaN value: no bound
       }
@@ -139,8 +136,8 @@ class Evaluator {
     computed_.assign(s.batch * s.heads, 0);
     for (const Block& b : blocks_) {
       if (b.batch < 0 || b.batch >= s.batch || b.head < 0 || b.head >= s.heads)
-        throw InputError("sampled block (batch " + std::to_string(b.batch) + ", head " +
-                         std::to_string(b.head) + ") is outside " + to_string(s));
+        throw InputError("sampled block (batch " + std::to_string(b.batch) + ", head " + std::to_string(b.head) +
+                         ") is outside " + to_string(s));
       computed_[b.batch * s.heads + b.head] = 1;
     }
     for (const TensorSpec& spec : tensor_layout(c, TensorRole::output)) {
@@ -155,8 +152,8 @@ class Evaluator {
                                            strict ? &strict->at(spec.name) : nullptr, bf16});
     }
     result_.blocks_total = s.batch * s.heads;
-    result_.blocks_computed = static_cast<std::int64_t>(
-        std::count(computed_.begin(), computed_.end(), std::uint8_t{1}));
+    result_.blocks_computed =
+        static_cast<std::int64_t>(std::count(computed_.begin(), computed_.end(), std::uint8_t{1}));
   }
 
   ReferenceResult run() {
@@ -164,7 +161,7 @@ class Evaluator {
     // Below some 16k element-steps (milliseconds of work) starting threads costs more than they save: the
     // fuzz stream's cases are mostly that small.
     const bool small = s.batch * s.length * s.width < (std::int64_t{1} << 14);
-    const int threads = small ? 1
+    const int threads = small                  ? 1
                         : options_.threads > 0 ? options_.threads
                                                : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     // The reference's entry point of each family, over the real or complex field.
@@ -190,10 +187,8 @@ class Evaluator {
   //! Writes channel value v of field F at flat index `index` of a [.., W] tensor; false if not certified.
   template <class F>
   bool put(const char* name, std::int64_t index, const F& v) const {
-    if constexpr (is_complex_v<F>)
-      return slot(name).put(index, v, complex_width());
-    else
-      return slot(name).put(index, v);
+    if constexpr (is_complex_v<F>) return slot(name).put(index, v, complex_width());
+    else return slot(name).put(index, v);
   }
 
   //! Counts `uncertified` elements whose exact values need block (b, h) recomputed in float128.
@@ -238,9 +233,8 @@ class Evaluator {
     const std::int64_t n_blocks = static_cast<std::int64_t>(blocks_.size());
     {
       std::vector<GatedBlockWorkspace<S, F>> workspaces(worker_count(n_blocks, threads));  // freed before dx
-      parallel_for(n_blocks, threads, options_.stop, [&](std::int64_t n, int worker) {
-        evaluate_gated_block<F>(blocks_[n], workspaces[worker], grads);
-      });
+      parallel_for(n_blocks, threads, options_.stop,
+                   [&](std::int64_t n, int worker) { evaluate_gated_block<F>(blocks_[n], workspaces[worker], grads); });
     }
     parallel_for(n_blocks, threads, options_.stop, [&](std::int64_t n) { combine_dx<F>(blocks_[n], grads); });
     parallel_for(case_.shape.heads, threads, options_.stop,
@@ -287,10 +281,8 @@ class Evaluator {
       for (std::int64_t t = 0; t < L; ++t) {
         const F& direct = owner->dx_direct[t * K + channel % K];
         S d;
-        if constexpr (is_complex_v<F>)
-          d = p < Wc ? direct.re : direct.im;
-        else
-          d = direct;
+        if constexpr (is_complex_v<F>) d = p < Wc ? direct.re : direct.im;
+        else d = direct;
         if (!slot("dx").put((block.batch * L + t) * W + p, d + gate.dx_gate[t * Ki + i])) {
           needs_float128(block.batch, block.head);
           also_float128(block.batch, channel / K);

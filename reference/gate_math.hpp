@@ -57,7 +57,9 @@ SC_HD S sigmoid_derivative(const S& sigma, const S& sigma_minus) {
 }
 
 template <class S>
-SC_HD S sigmoid(const S& z) { return sigmoid_pair(z).of_z; }
+SC_HD S sigmoid(const S& z) {
+  return sigmoid_pair(z).of_z;
+}
 
 //! softplus(z) = max(z, 0) + log1p(exp(-|z|)).
 template <class S>
@@ -71,9 +73,9 @@ SC_HD S softplus(const S& z) {
 //! Everything the decay and normalisation derive from the two gate pre-activations of one element.
 template <class S, class F>
 struct GateTerms {
-  S gx, ga;                    // sigma(zx), sigma(za)
-  S gx_minus, ga_minus;        // sigma(-zx), sigma(-za): sigma'(z) = sigma(z) sigma(-z)
-  S log_a, r, q, m;            // r = |a| = exp(log_a)
+  S gx, ga;              // sigma(zx), sigma(za)
+  S gx_minus, ga_minus;  // sigma(-zx), sigma(-za): sigma'(z) = sigma(z) sigma(-z)
+  S log_a, r, q, m;      // r = |a| = exp(log_a)
   F a;
 };
 
@@ -173,10 +175,10 @@ SC_HD S real_of(const F& x) {
 //! state g_t and the element's gate terms.
 template <class S, class F>
 struct LocalGradients {
-  F dx_direct;       // through u = x gx m
-  S dzx, dza;        // of the gate pre-activations
-  S a_param_term;    // -8 ga dlog_a: summed over (b, t) and times sigma(a_param) it is d_a_param
-  S a_imag_term;     // ga dphi: summed over (b, t) it is d_a_imag_param (0 for the real layer)
+  F dx_direct;     // through u = x gx m
+  S dzx, dza;      // of the gate pre-activations
+  S a_param_term;  // -8 ga dlog_a: summed over (b, t) and times sigma(a_param) it is d_a_param
+  S a_imag_term;   // ga dphi: summed over (b, t) it is d_a_imag_param (0 for the real layer)
 };
 
 //! G_t = g_t conj(h_{t-1}): the product of the reverse scan's state and the forward's previous one, which

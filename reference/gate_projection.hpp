@@ -128,8 +128,8 @@ class GateProjection {
       v_lo[j] = part.lo;
     }
     for (std::int64_t i = 0; i < k_in_; ++i)
-      dd::add_products(&dw_hi_[i * k_out_], &dw_lo_[i * k_out_], exact_double(x[i]), h1.data(), h2.data(),
-                       v_lo.data(), k_out_);
+      dd::add_products(&dw_hi_[i * k_out_], &dw_lo_[i * k_out_], exact_double(x[i]), h1.data(), h2.data(), v_lo.data(),
+                       k_out_);
   }
 
   const std::vector<S>& w_;
@@ -137,9 +137,9 @@ class GateProjection {
   std::int64_t k_in_, k_out_;
   std::vector<S> dw_;
   bool fast_ = false;
-  std::vector<double> w_double_;      // [K_in, K_out]
-  std::vector<double> w_transposed_;  // [K_out, K_in]
-  std::vector<double> dw_hi_, dw_lo_; // [K_in, K_out]: the float-exact rows' dW in double-double
+  std::vector<double> w_double_;       // [K_in, K_out]
+  std::vector<double> w_transposed_;   // [K_out, K_in]
+  std::vector<double> dw_hi_, dw_lo_;  // [K_in, K_out]: the float-exact rows' dW in double-double
 };
 
 }  // namespace scancheck::ref

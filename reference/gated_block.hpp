@@ -19,8 +19,8 @@
 
 #include "core/architecture.hpp"
 #include "reference/affine_scan.hpp"
-#include "reference/complex.hpp"
 #include "reference/bounded_projection.hpp"
+#include "reference/complex.hpp"
 #include "reference/gate_math.hpp"
 #include "reference/gate_projection.hpp"
 #include "reference/io_storage.hpp"
@@ -33,17 +33,17 @@ template <class S, class F>
 struct GatedBlockInputs {
   std::int64_t length = 0, inputs = 0, channels = 0;  // L, K_in, K_out
   SqrtGradient sqrt_gradient = SqrtGradient::bounded;
-  std::vector<S> x_gate;             // [L, K_in]
-  std::vector<F> x_direct;           // [L, K_out]
-  std::vector<std::uint8_t> reset;   // [L]: segment_pos == 0
-  std::vector<F> h0;                 // [K_out], empty when absent
-  std::vector<S> a_param;            // [K_out]
-  std::vector<S> a_imag_param;       // [K_out], complex only
-  std::vector<S> wx, wa;             // [K_in, K_out]
-  std::vector<S> bx, ba;             // [K_out]
-  std::vector<F> dy;                 // [L, K_out]
-  std::vector<F> dh_last;            // [K_out], empty when absent
-  bool bf16_storage = false;         // y is stored in bfloat16: the backward reads h_{t-1} rounded
+  std::vector<S> x_gate;            // [L, K_in]
+  std::vector<F> x_direct;          // [L, K_out]
+  std::vector<std::uint8_t> reset;  // [L]: segment_pos == 0
+  std::vector<F> h0;                // [K_out], empty when absent
+  std::vector<S> a_param;           // [K_out]
+  std::vector<S> a_imag_param;      // [K_out], complex only
+  std::vector<S> wx, wa;            // [K_in, K_out]
+  std::vector<S> bx, ba;            // [K_out]
+  std::vector<F> dy;                // [L, K_out]
+  std::vector<F> dh_last;           // [K_out], empty when absent
+  bool bf16_storage = false;        // y is stored in bfloat16: the backward reads h_{t-1} rounded
 };
 
 template <class S, class F>
@@ -62,17 +62,17 @@ inline constexpr std::int64_t cached_terms_limit = std::int64_t{1} << 20;
 
 template <class S, class F>
 struct GatedBlockGrads {
-  std::vector<S> dx_gate;     // [L, K_in]: both gates' back-projections, input gate first
-  std::vector<F> dx_direct;   // [L, K_out]: through u = x gx m
-  std::vector<F> dh0;         // [K_out]
-  std::vector<S> dwx, dwa;    // [K_in, K_out]
-  std::vector<S> dbx, dba;    // [K_out]
-  std::vector<S> a_param_sum; // [K_out]: sum_t (-8 ga dlog_a), before the factor sigma(a_param)
-  std::vector<S> a_imag_sum;  // [K_out]: sum_t ga dphi (complex only)
+  std::vector<S> dx_gate;      // [L, K_in]: both gates' back-projections, input gate first
+  std::vector<F> dx_direct;    // [L, K_out]: through u = x gx m
+  std::vector<F> dh0;          // [K_out]
+  std::vector<S> dwx, dwa;     // [K_in, K_out]
+  std::vector<S> dbx, dba;     // [K_out]
+  std::vector<S> a_param_sum;  // [K_out]: sum_t (-8 ga dlog_a), before the factor sigma(a_param)
+  std::vector<S> a_imag_sum;   // [K_out]: sum_t ga dphi (complex only)
 
   //! The parameter gradients: what sums over batch entries.
   static constexpr auto parameters() {
-    return std::array{&GatedBlockGrads::dwx, &GatedBlockGrads::dwa, &GatedBlockGrads::dbx,
+    return std::array{&GatedBlockGrads::dwx, &GatedBlockGrads::dwa,         &GatedBlockGrads::dbx,
                       &GatedBlockGrads::dba, &GatedBlockGrads::a_param_sum, &GatedBlockGrads::a_imag_sum};
   }
 
@@ -180,8 +180,8 @@ GatedBlockGrads<S, F> gated_backward(const GatedBlockInputs<S, F>& in, const Gat
   std::vector<TermSums> g_sums(admits_every_order_v<F> ? L * K : 0);
   for (std::int64_t j = 0; j < K; ++j) {
     const ChannelScan<F> channel{L, K, fw.at.data() + j, in.reset.data(), in.h0.empty() ? nullptr : &in.h0[j]};
-    gr.dh0[j] = scan_backward(channel, in.dy.data() + j, in.dh_last.empty() ? nullptr : &in.dh_last[j],
-                              g.data() + j, g_sums.empty() ? nullptr : g_sums.data() + j);
+    gr.dh0[j] = scan_backward(channel, in.dy.data() + j, in.dh_last.empty() ? nullptr : &in.dh_last[j], g.data() + j,
+                              g_sums.empty() ? nullptr : g_sums.data() + j);
   }
 
   std::vector<S> s(K);
@@ -192,8 +192,8 @@ GatedBlockGrads<S, F> gated_backward(const GatedBlockInputs<S, F>& in, const Gat
     const bool reset = in.reset[t] != 0;
     for (std::int64_t j = 0; j < K; ++j) {
       const std::int64_t i = t * K + j;
-      const auto gt = fw.terms.empty() ? gate_terms<S, F>(fw.zx[i], fw.za[i], s[j], imag_param(in, j), reset)
-                                       : fw.terms[i];
+      const auto gt =
+          fw.terms.empty() ? gate_terms<S, F>(fw.zx[i], fw.za[i], s[j], imag_param(in, j), reset) : fw.terms[i];
       const bool has_previous = t > 0 || !in.h0.empty();
       const F product = has_previous ? scan_product_at(in, fw, g, g_sums, t, j) : F(0);
       const auto lg = local_gradients<S, F>(gt, g[i], in.x_direct[i], has_previous ? &product : nullptr, s[j],

@@ -23,10 +23,8 @@ namespace scancheck::ref {
 template <class F>
 F read_channel(const float* row, std::int64_t c, std::int64_t complex_width) {
   using S = scalar_of_t<F>;
-  if constexpr (is_complex_v<F>)
-    return F(S(row[c]), S(row[complex_width + c]));
-  else
-    return F(row[c]);
+  if constexpr (is_complex_v<F>) return F(S(row[c]), S(row[complex_width + c]));
+  else return F(row[c]);
 }
 
 //! Copies channels [c0, c0 + K) of every row of a [rows, W] tensor into a [rows, K] block, reusing `out`.
@@ -49,8 +47,8 @@ std::vector<F> read_channels(const Tensor<float>& t, std::int64_t row0, std::int
 }
 
 template <class F>
-std::vector<F> read_optional_state(const Case& c, const char* name, std::int64_t b, std::int64_t c0,
-                                   std::int64_t K, std::int64_t complex_width) {
+std::vector<F> read_optional_state(const Case& c, const char* name, std::int64_t b, std::int64_t c0, std::int64_t K,
+                                   std::int64_t complex_width) {
   if (!c.has(name)) return {};
   return read_channels<F>(c.at(name), b, 1, c0, K, complex_width);
 }

@@ -76,13 +76,21 @@ inline constexpr double underflow32 = 0x1p-150;
 
 //! |x| and its float32 bound, for a bounded field.
 template <class T, BoundScope A, bool C>
-double magnitude(const Bounded<T, A, C>& x) { return std::fabs(x.approx()); }
+double magnitude(const Bounded<T, A, C>& x) {
+  return std::fabs(x.approx());
+}
 template <class T, BoundScope A, bool C>
-double magnitude(const Complex<Bounded<T, A, C>>& x) { return norm_bound(x.re.approx(), x.im.approx()); }
+double magnitude(const Complex<Bounded<T, A, C>>& x) {
+  return norm_bound(x.re.approx(), x.im.approx());
+}
 template <class T, BoundScope A, bool C>
-double error_bound(const Bounded<T, A, C>& x) { return x.bound(); }
+double error_bound(const Bounded<T, A, C>& x) {
+  return x.bound();
+}
 template <class T, BoundScope A, bool C>
-double error_bound(const Complex<Bounded<T, A, C>>& x) { return x.norm; }
+double error_bound(const Complex<Bounded<T, A, C>>& x) {
+  return x.norm;
+}
 
 //! `x` with a float32 bound of at least `e`; its value and its working bound (the double evaluation's own
 //! error, which follows scancheck's order) are unchanged. A complex value's components get the vector bound:

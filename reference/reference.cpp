@@ -20,7 +20,8 @@ std::string_view to_string(Precision p) {
 }
 
 Precision parse_precision(std::string_view name) {
-  for (Precision p : {Precision::float128, Precision::mpfr50, Precision::tiered, Precision::float64, Precision::float32})
+  for (Precision p :
+       {Precision::float128, Precision::mpfr50, Precision::tiered, Precision::float64, Precision::float32})
     if (name == to_string(p)) return p;
   throw InputError("unknown precision '" + std::string(name) + "' (expected one of: float128, mpfr50, tiered)");
 }
@@ -80,8 +81,9 @@ ReferenceResult tiered_reference(const Case& c, const ReferenceOptions& options)
 ReferenceResult compute_reference(const Case& c, const ReferenceOptions& options) {
   validate(c);
   if (options.precision == Precision::tiered && !options.bounds_every_order)
-    throw InputError("the tiered reference's bounds hold for every evaluation order; sequential-order bounds need "
-                     "the float128, mpfr50 or float64 precision");
+    throw InputError(
+        "the tiered reference's bounds hold for every evaluation order; sequential-order bounds need "
+        "the float128, mpfr50 or float64 precision");
   if (options.precision == Precision::tiered) return tiered_reference(c, options);
   ReferenceOptions values_only = options;
   values_only.bounds = false;

@@ -46,8 +46,8 @@ struct Block {
 
 struct ReferenceOptions {
   Precision precision = Precision::float128;
-  int threads = 0;                          //!< 0: all hardware threads
-  bool bounds = true;                       //!< also compute the float32 rounding-error bounds
+  int threads = 0;     //!< 0: all hardware threads
+  bool bounds = true;  //!< also compute the float32 rounding-error bounds
   //! With bounds: also the strict bounds, of scancheck's own formulation alone in every evaluation order (for
   //! notes on passing runs that lose accuracy a better formulation keeps; docs/tolerance.md).
   bool strict_bounds = false;
@@ -55,7 +55,7 @@ struct ReferenceOptions {
   //! the sequential order alone, the bounds before 2026-12, kept to measure what the order-free ones cost
   //! (tests/bench/bound_cost.cpp); not with Precision::tiered, whose certification is order-free.
   bool bounds_every_order = true;
-  std::optional<std::vector<Block>> sample; //!< nullopt: every block
+  std::optional<std::vector<Block>> sample;  //!< nullopt: every block
   //! Set (SIGINT, SIGTERM) to abandon the computation between blocks: compute_reference throws Interrupted.
   const std::atomic<bool>* stop = nullptr;
 };

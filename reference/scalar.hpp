@@ -21,10 +21,12 @@ namespace scancheck::ref {
 
 using float128 = boost::multiprecision::float128;
 //! 50 decimal digits; expression templates off so generic code may bind intermediates to `auto`.
-using mpfr50 = boost::multiprecision::number<boost::multiprecision::mpfr_float_backend<50>,
-                                             boost::multiprecision::et_off>;
+using mpfr50 =
+    boost::multiprecision::number<boost::multiprecision::mpfr_float_backend<50>, boost::multiprecision::et_off>;
 
 template <class S>
-double to_double(const S& s) { return static_cast<double>(s); }
+double to_double(const S& s) {
+  return static_cast<double>(s);
+}
 
 }  // namespace scancheck::ref

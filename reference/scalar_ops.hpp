@@ -11,16 +11,22 @@
 namespace scancheck::ref {
 
 template <class S>
-SC_HD const S& value_of(const S& s) { return s; }
+SC_HD const S& value_of(const S& s) {
+  return s;
+}
 
 //! max(a, b) as a function of two arguments; the wrappers override it to propagate their extra part.
 template <class S>
-SC_HD S maximum(const S& a, const S& b) { return value_of(a) >= value_of(b) ? a : b; }
+SC_HD S maximum(const S& a, const S& b) {
+  return value_of(a) >= value_of(b) ? a : b;
+}
 
 //! `x`, whose float32 error bound (reference/bounded.hpp overloads this) also admits `amount` more in
 //! absolute terms: what another accepted formulation of the same quantity may lose (docs/tolerance.md,
 //! "Accepted formulations"). For every other scalar it is `x` itself.
 template <class S>
-SC_HD S admit_absolute_error(const S& x, double /*amount*/) { return x; }
+SC_HD S admit_absolute_error(const S& x, double /*amount*/) {
+  return x;
+}
 
 }  // namespace scancheck::ref

@@ -17,10 +17,10 @@ template <class F>
 struct ScanBlockInputs {
   std::int64_t length = 0;
   std::int64_t channels = 0;
-  std::vector<F> a, b, dh;   // [L, K]
-  std::vector<F> h0;         // [K], empty when the case has none
-  std::vector<F> dh_last;    // [K], empty when the case has none
-  bool bf16_storage = false; // h is stored in bfloat16: the backward reads it rounded (io_storage.hpp)
+  std::vector<F> a, b, dh;    // [L, K]
+  std::vector<F> h0;          // [K], empty when the case has none
+  std::vector<F> dh_last;     // [K], empty when the case has none
+  bool bf16_storage = false;  // h is stored in bfloat16: the backward reads it rounded (io_storage.hpp)
 };
 
 template <class F>

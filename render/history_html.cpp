@@ -56,8 +56,8 @@ std::string banner(const HistoryView& v) {
 
 std::string header(const HistoryView& v) {
   const HistoryEntry &first = v.reports.front(), &last = v.reports.back();
-  std::string out = fmt::format("<header id=\"summary\">\n<h1>scancheck history <small>{}</small></h1>\n",
-                                escape(v.query.label));
+  std::string out =
+      fmt::format("<header id=\"summary\">\n<h1>scancheck history <small>{}</small></h1>\n", escape(v.query.label));
   out += banner(v);
   out += "<dl>" + fact("database", v.database) + fact("reports", std::to_string(v.reports.size())) +
          fact("from", first.generated_at + " (" + first.git_revision + ")") +
@@ -121,8 +121,9 @@ std::string render_history_html(const HistoryView& v) {
       "<title>scancheck history — {}</title>\n<style>{}{}</style>\n</head>\n<body>\n<main>\n",
       escape(v.query.label), base_style, style);
   out += header(v) + trend_table(v) + backend_sections(v);
-  out += "<footer>Written by scancheck history show from the history database; self-contained: no scripts, no "
-         "external resources.</footer>\n</main>\n</body>\n</html>\n";
+  out +=
+      "<footer>Written by scancheck history show from the history database; self-contained: no scripts, no "
+      "external resources.</footer>\n</main>\n</body>\n</html>\n";
   return out;
 }
 

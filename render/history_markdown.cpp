@@ -60,8 +60,9 @@ std::string render_history_markdown(const HistoryView& v) {
       "*better* below 1/{0}, *same* in between, *new* without an earlier error; errors below 2^-24 (one float32 "
       "rounding at the tensor's scale) count as 2^-24.\n\n",
       fmt::format("{:g}", trend_factor));
-  out += "| backend | latest | error | best earlier | error | trend | failing rows (latest) | reports with failures |\n"
-         "|---|---|---:|---|---:|---|---:|---|\n";
+  out +=
+      "| backend | latest | error | best earlier | error | trend | failing rows (latest) | reports with failures |\n"
+      "|---|---|---:|---|---:|---|---:|---|\n";
   for (const BackendTrend& t : v.backends) {
     std::string failed = fmt::format("{} of {}", t.failed_reports.size(), v.reports.size());
     if (!t.failed_reports.empty())

@@ -141,8 +141,8 @@ BackendTrend backend_trend(const std::string& backend, const std::vector<TrendSe
   // Only reports that measured every tensor the latest did compete: a pass that crashed, or a shard that
   // ran part of the cases' tensors, must not look like the backend's best.
   for (const auto& [report, then] : in_report)
-    if (report < t.latest && then.error && std::includes(then.measured.begin(), then.measured.end(),
-                                                          now.measured.begin(), now.measured.end()) &&
+    if (report < t.latest && then.error &&
+        std::includes(then.measured.begin(), then.measured.end(), now.measured.begin(), now.measured.end()) &&
         (!t.best_earlier_error || *then.error < *t.best_earlier_error)) {
       t.best_earlier = report;
       t.best_earlier_error = then.error;

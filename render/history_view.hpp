@@ -70,8 +70,8 @@ struct BackendTrend {
   std::optional<std::size_t> best_earlier;  //!< the earlier report with the smallest error
   std::optional<double> best_earlier_error;
   Trend trend = Trend::new_;
-  double factor = 1;                      //!< (latest, floored) / (best earlier, floored)
-  std::int64_t latest_failing_rows = 0;   //!< the backend's failing rows in its latest report
+  double factor = 1;                        //!< (latest, floored) / (best earlier, floored)
+  std::int64_t latest_failing_rows = 0;     //!< the backend's failing rows in its latest report
   std::vector<std::size_t> failed_reports;  //!< the reports in which a row of the backend failed
 };
 

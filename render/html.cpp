@@ -36,8 +36,8 @@ std::string verdict_row(const BackendSummary& s, const TolerancePolicy& policy, 
   std::string bound_style;
   if (s.bound_ratio) {
     const double position = heat_position(*s.bound_ratio, policy.bound_factor);
-    bound_style = fmt::format(" style=\"background:{};color:{}\"", heat_colour(position),
-                              position > 0.7 ? "#fff" : "inherit");
+    bound_style =
+        fmt::format(" style=\"background:{};color:{}\"", heat_colour(position), position > 0.7 ? "#fff" : "inherit");
   }
   const std::string times =
       timed ? fmt::format("<td>{}</td><td>{}</td>", num(s.forward_ms), num(s.backward_ms)) : std::string();
@@ -81,7 +81,8 @@ std::string heat_strip(const ErrorStrip& s, double bound_factor) {
   const double width = std::max(left + cell_w * static_cast<double>(s.t_bins) + 8, 160.0);  // room for the axis label
   const double height = top + cell_h * static_cast<double>(s.w_bins) + 16;
   std::string out = fmt::format(
-      "<svg class=\"strip\" width=\"{}\" height=\"{}\" role=\"img\" aria-label=\"{} of batch entry {} over t and w\">\n",
+      "<svg class=\"strip\" width=\"{}\" height=\"{}\" role=\"img\" aria-label=\"{} of batch entry {} over t and "
+      "w\">\n",
       px(width), px(height), escape(s.tensor), s.batch);
   put(out, "<text x=\"0\" y=\"{}\">w</text><text x=\"{}\" y=\"{}\">t (0..{})</text>\n", px(top + 8), px(left),
       px(height - 3), s.length - 1);
@@ -90,8 +91,8 @@ std::string heat_strip(const ErrorStrip& s, double bound_factor) {
       const double ratio = s.ratios[static_cast<std::size_t>(tb * s.w_bins + wb)];
       if (ratio == 0) continue;
       put(out, "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"><title>{:.3g} bounds</title></rect>\n",
-          px(left + cell_w * static_cast<double>(tb)), px(top + cell_h * static_cast<double>(wb)), px(cell_w), px(cell_h),
-          heat_colour(heat_position(ratio, bound_factor)), ratio);
+          px(left + cell_w * static_cast<double>(tb)), px(top + cell_h * static_cast<double>(wb)), px(cell_w),
+          px(cell_h), heat_colour(heat_position(ratio, bound_factor)), ratio);
     }
   const auto x_of = [&](std::int64_t t) {
     return left + cell_w * static_cast<double>(t) * static_cast<double>(s.t_bins) / static_cast<double>(s.length);
@@ -210,10 +211,11 @@ td.categories{text-align:left;font-size:11.5px;color:var(--muted)}
 )css";
 
 std::string page_head(const Report& r) {
-  return fmt::format("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-                     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-                     "<title>scancheck tolerance report{}{}</title>\n<style>{}{}</style>\n</head>\n<body>\n<main>\n",
-                     r.label.empty() ? "" : " — ", escape(r.label), base_style, style);
+  return fmt::format(
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+      "<title>scancheck tolerance report{}{}</title>\n<style>{}{}</style>\n</head>\n<body>\n<main>\n",
+      r.label.empty() ? "" : " — ", escape(r.label), base_style, style);
 }
 
 std::string fact(std::string_view name, std::string_view value) {
@@ -240,8 +242,8 @@ std::string environment_facts(const Environment& e) {
 }
 
 std::string method_facts(const Method& m) {
-  std::string items = fact("preset", m.preset) + fact("reference", m.reference_precision) +
-                      fact("bounds", m.bounds) + fact("baseline", m.baseline) + fact("sampling", m.sampling) +
+  std::string items = fact("preset", m.preset) + fact("reference", m.reference_precision) + fact("bounds", m.bounds) +
+                      fact("baseline", m.baseline) + fact("sampling", m.sampling) +
                       fact("seed", std::to_string(m.seed)) + fact("backends", m.backends);
   if (!m.lengths.empty()) items += fact("lengths", fmt::format("{}", fmt::join(m.lengths, ", ")));
   if (m.shard) items += fact("shard", describe_shard(m));
@@ -298,21 +300,22 @@ std::string microseconds(double us) { return us >= 100 ? fmt::format("{:.0f}", u
 std::string largest_categories_html(const ProfileTiming& t) {
   std::vector<std::string> parts;
   for (const auto& [name, c] : largest_categories(t, 3))
-    parts.push_back(fmt::format("{} {} µs ({})", escape(name), microseconds(c.duration_us),
-                                percent(t.summed_cuda_duration_us > 0 ? c.duration_us / t.summed_cuda_duration_us : 0)));
+    parts.push_back(
+        fmt::format("{} {} µs ({})", escape(name), microseconds(c.duration_us),
+                    percent(t.summed_cuda_duration_us > 0 ? c.duration_us / t.summed_cuda_duration_us : 0)));
   return parts.empty() ? "–" : fmt::format("{}", fmt::join(parts, "<br>"));
 }
 
 std::string profile_facts(const ProfileJoin& p) {
   std::vector<std::string> aliases;
   for (const ProfileAlias& a : p.aliases) aliases.push_back(a.from + " → " + a.to);
-  return fmt::format("<dl class=\"profile-facts\">{}{}{}{}{}{}</dl>\n", fact("profile file", p.source.file),
-                     fact("size", fmt::format("{} bytes, {} rows", p.source.bytes, p.source.rows)),
-                     fact("SHA-256", p.source.sha256),
-                     fact("aliases", aliases.empty() ? "none" : fmt::format("{}", fmt::join(aliases, ", "))),
-                     fact("joined", fmt::format("{} of {} profile rows matched {} backward rows; {} did not",
-                                                p.rows_matched, p.source.rows, p.report_rows_timed, p.unmatched.size())),
-                     fact("direction", "backward (the profile times the backward pass)"));
+  return fmt::format(
+      "<dl class=\"profile-facts\">{}{}{}{}{}{}</dl>\n", fact("profile file", p.source.file),
+      fact("size", fmt::format("{} bytes, {} rows", p.source.bytes, p.source.rows)), fact("SHA-256", p.source.sha256),
+      fact("aliases", aliases.empty() ? "none" : fmt::format("{}", fmt::join(aliases, ", "))),
+      fact("joined", fmt::format("{} of {} profile rows matched {} backward rows; {} did not", p.rows_matched,
+                                 p.source.rows, p.report_rows_timed, p.unmatched.size())),
+      fact("direction", "backward (the profile times the backward pass)"));
 }
 
 std::string speed_table(const Report& r) {

@@ -41,7 +41,6 @@ tr.failed td{background:#ffebe9}
 footer{margin-top:40px;color:var(--muted);font-size:12px}
 )css";
 
-
 std::string escape(std::string_view text) {
   std::string out;
   out.reserve(text.size());
@@ -63,8 +62,7 @@ std::string num(const std::optional<double>& x) { return x ? num(*x) : "–"; }
 std::string percent(double fraction) { return fmt::format("{:.3g}%", 100 * fraction); }
 
 std::string superscript(int k) {
-  static constexpr std::array<std::string_view, 10> digits{
-      "⁰", "¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹"};
+  static constexpr std::array<std::string_view, 10> digits{"⁰", "¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹"};
   std::string out = k < 0 ? "⁻" : "";
   for (const char c : std::to_string(k < 0 ? -k : k)) out += digits[static_cast<std::size_t>(c - '0')];
   return out;

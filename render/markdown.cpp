@@ -73,17 +73,18 @@ std::string header(const Report& r) {
   std::string device = escape(r.environment.executor);
   if (r.environment.device) device += fmt::format(" ({})", escape(*r.environment.device));
   const TolerancePolicy& p = r.policy;
-  std::string s = fmt::format("# scancheck tolerance report: {}\n\n**{}**\n\n", escape(r.label),
-                              escape(r.verdict.summary));
+  std::string s =
+      fmt::format("# scancheck tolerance report: {}\n\n**{}**\n\n", escape(r.label), escape(r.verdict.summary));
   s += "| | |\n|---|---|\n";
   s += fmt::format("| generated | {} by scancheck {} (git {}) |\n", escape(r.generated_at), escape(r.tool.version),
                    escape(r.tool.git_revision));
   s += fmt::format("| executor | {}; {}{}; {} reference threads on {} |\n", device, escape(r.environment.compiler),
                    r.environment.cuda ? ", CUDA " + escape(*r.environment.cuda) : "", r.environment.threads,
                    escape(r.environment.host));
-  s += fmt::format("| coverage | {} of {} backends, {} cases ({} shapes), {} rows; {:.4g}% of output elements verified |\n",
-                   r.coverage.backends_checked, r.coverage.backends_total, r.coverage.cases, r.coverage.shapes,
-                   r.coverage.rows, 100 * r.coverage.fraction_verified);
+  s += fmt::format(
+      "| coverage | {} of {} backends, {} cases ({} shapes), {} rows; {:.4g}% of output elements verified |\n",
+      r.coverage.backends_checked, r.coverage.backends_total, r.coverage.cases, r.coverage.shapes, r.coverage.rows,
+      100 * r.coverage.fraction_verified);
   if (r.coverage.shards) s += fmt::format("| shards | {} |\n", describe_shards(r.coverage));
   if (r.coverage.tiers) s += fmt::format("| reference tiers | {} |\n", describe_tiers(*r.coverage.tiers));
   if (r.method.shard) s += fmt::format("| shard | {} |\n", describe_shard(r.method));
@@ -92,9 +93,10 @@ std::string header(const Report& r) {
   s += fmt::format("| method | preset {}, seed {}, backends {}{}; {} reference; sampling: {} |\n",
                    escape(r.method.preset), r.method.seed, escape(r.method.backends), lengths,
                    escape(r.method.reference_precision), escape(r.method.sampling));
-  s += fmt::format("| policy | every element within {}x its error bound; max error <= {}x the sequential baseline's "
-                   "+ max({} ulps at scale, {}x the largest bound); no NaN/Inf disagreement |\n\n",
-                   p.bound_factor, p.baseline_factor, p.baseline_slack_ulps, p.baseline_slack_bound);
+  s += fmt::format(
+      "| policy | every element within {}x its error bound; max error <= {}x the sequential baseline's "
+      "+ max({} ulps at scale, {}x the largest bound); no NaN/Inf disagreement |\n\n",
+      p.bound_factor, p.baseline_factor, p.baseline_slack_ulps, p.baseline_slack_bound);
   return s;
 }
 
@@ -197,11 +199,12 @@ std::string largest_categories_text(const ProfileTiming& t) {
 std::string profile_provenance(const ProfileJoin& p) {
   std::vector<std::string> aliases;
   for (const ProfileAlias& a : p.aliases) aliases.push_back(escape(a.from) + " → " + escape(a.to));
-  return fmt::format("From the profile {} ({} bytes, SHA-256 {}, {} rows){}. {} of its rows matched {} backward "
-                     "rows of this report; {} did not.\n\n",
-                     escape(p.source.file), p.source.bytes, escape(p.source.sha256), p.source.rows,
-                     aliases.empty() ? "" : fmt::format(", read with the aliases {}", fmt::join(aliases, ", ")),
-                     p.rows_matched, p.report_rows_timed, p.unmatched.size());
+  return fmt::format(
+      "From the profile {} ({} bytes, SHA-256 {}, {} rows){}. {} of its rows matched {} backward "
+      "rows of this report; {} did not.\n\n",
+      escape(p.source.file), p.source.bytes, escape(p.source.sha256), p.source.rows,
+      aliases.empty() ? "" : fmt::format(", read with the aliases {}", fmt::join(aliases, ", ")), p.rows_matched,
+      p.report_rows_timed, p.unmatched.size());
 }
 
 std::string speed_table(const Report& r) {
@@ -212,11 +215,11 @@ std::string speed_table(const Report& r) {
   s += "| backend | batch × length × width | backward rows | max scaled error | error / bound | verdict | "
        "summed CUDA µs | CUDA events | largest categories |\n|---|---|---:|---:|---:|---|---:|---:|---|\n";
   for (const ProfiledSpeed& p : speeds)
-    s += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", escape(p.backend), to_string(p.shape), p.rows,
-                     optional_number(p.scaled_error), optional_number(p.bound_ratio),
-                     p.rows_failed == 0 ? "pass" : fmt::format("**{}** ({} of {} rows)", p.verdict, p.rows_failed, p.rows),
-                     microseconds(p.timing.summed_cuda_duration_us), p.timing.cuda_events,
-                     largest_categories_text(p.timing));
+    s += fmt::format(
+        "| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", escape(p.backend), to_string(p.shape), p.rows,
+        optional_number(p.scaled_error), optional_number(p.bound_ratio),
+        p.rows_failed == 0 ? "pass" : fmt::format("**{}** ({} of {} rows)", p.verdict, p.rows_failed, p.rows),
+        microseconds(p.timing.summed_cuda_duration_us), p.timing.cuda_events, largest_categories_text(p.timing));
   return s + (fold ? "\n</details>\n\n" : "\n");
 }
 
@@ -254,10 +257,10 @@ std::string render_markdown(const Report& r) {
   std::string s = header(r) + failures(r) + notes(r) + providers(r);
   const std::vector<BackendSummary> backends = summarise_backends(r);
   const bool timed = std::any_of(r.rows.begin(), r.rows.end(), [](const Row& row) { return row.timing.has_value(); });
-  for (Architecture arch : all_architectures)
-    s += architecture_table(backends, arch, timed);
-  s += "Error / bound: the largest |error| in units of the element's own first-order bound (the policy allows up to "
-       + number(r.policy.bound_factor) + "): what to read first. Baseline ratio: largest |error| / the sequential "
+  for (Architecture arch : all_architectures) s += architecture_table(backends, arch, timed);
+  s += "Error / bound: the largest |error| in units of the element's own first-order bound (the policy allows up to " +
+       number(r.policy.bound_factor) +
+       "): what to read first. Baseline ratio: largest |error| / the sequential "
        "baseline's. ULP p99 and max ULP: distance from the correctly rounded exact value in the stored dtype; the "
        "max is large for correct backends wherever an exact value cancels to near zero.\n\n";
   s += measured_speed(r);

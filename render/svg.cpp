@@ -72,8 +72,7 @@ std::string x_decade_axis(const Frame& f, std::string_view label) {
       const double e = k + std::log10(m);
       if (e <= f.x.lo || e >= f.x.hi) continue;
       const double x = f.x(std::pow(10.0, e));
-      put(out, "<line class=\"minor\" x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\"/>\n", px(x), px(f.y1()),
-          px(f.y0()));
+      put(out, "<line class=\"minor\" x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\"/>\n", px(x), px(f.y1()), px(f.y0()));
     }
   for (int k = lo; k <= hi; ++k) {
     const double x = f.x(std::pow(10.0, k));
@@ -82,8 +81,8 @@ std::string x_decade_axis(const Frame& f, std::string_view label) {
     put(out, "<text class=\"tick\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", px(x), px(f.y0() + 16),
         power_of_ten(k, 3));
   }
-  put(out, "<text class=\"axis-label\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
-      px((f.x0() + f.x1()) / 2), px(f.height - 8), escape(label));
+  put(out, "<text class=\"axis-label\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", px((f.x0() + f.x1()) / 2),
+      px(f.height - 8), escape(label));
   return out;
 }
 

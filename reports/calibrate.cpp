@@ -24,7 +24,8 @@ struct BackendRows {
 std::vector<BackendRows> rows_by_backend(const Report& r) {
   std::vector<BackendRows> groups;
   for (const Row& row : r.rows) {
-    auto it = std::find_if(groups.begin(), groups.end(), [&](const BackendRows& g) { return g.backend == row.backend; });
+    auto it =
+        std::find_if(groups.begin(), groups.end(), [&](const BackendRows& g) { return g.backend == row.backend; });
     if (it == groups.end()) it = groups.insert(groups.end(), BackendRows{row.backend, {}});
     it->rows.push_back(&row);
   }
@@ -103,9 +104,10 @@ std::string docstring_text(std::string text) {
 
 Calibration calibrate(const Report& r, double margin) {
   if (!std::isfinite(margin) || margin < 1)
-    throw InputError(fmt::format("margin {} must be at least 1: below it the tolerances would not hold on the "
-                                 "report's own cases",
-                                 margin));
+    throw InputError(
+        fmt::format("margin {} must be at least 1: below it the tolerances would not hold on the "
+                    "report's own cases",
+                    margin));
   Calibration c{r.label, r.tool.git_revision, r.generated_at, margin, {}, {}};
   for (const BackendRows& g : rows_by_backend(r)) {
     if (std::any_of(g.rows.begin(), g.rows.end(), [](const Row* row) { return !row->ok(); })) {
@@ -134,7 +136,8 @@ json to_json(const Calibration& c) {
                             {"max_abs_repro", e.max_abs_repro},
                             {"scaled_error_repro", e.scaled_error_repro}}}});
   }
-  for (const UncalibratedBackend& u : c.not_calibrated) skipped.push_back({{"backend", u.backend}, {"reason", u.reason}});
+  for (const UncalibratedBackend& u : c.not_calibrated)
+    skipped.push_back({{"backend", u.backend}, {"reason", u.reason}});
   return {{"label", c.label},
           {"git_revision", c.git_revision},
           {"report_generated_at", c.generated_at},
@@ -153,8 +156,9 @@ std::string to_pytest(const Calibration& c) {
   if (!c.not_calibrated.empty()) out += "\nNot calibrated:\n";
   for (const UncalibratedBackend& u : c.not_calibrated)
     out += fmt::format("  {}: {}\n", docstring_text(u.backend), docstring_text(u.reason));
-  out += "\"\"\"\n\n# (backend, tensor): rtol and atol as the docstring says; the comment gives the evidence.\n"
-         "TOLERANCES = {\n";
+  out +=
+      "\"\"\"\n\n# (backend, tensor): rtol and atol as the docstring says; the comment gives the evidence.\n"
+      "TOLERANCES = {\n";
   for (const Tolerance& t : c.tolerances)
     out += fmt::format("    ({}, {}): {{\"rtol\": {}, \"atol\": {}}},  # {} cases, max |exact| {:.3e}\n",
                        python_string(t.backend), python_string(t.tensor), ceil_3e(t.rtol), ceil_3e(t.atol),

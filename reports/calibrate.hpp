@@ -26,12 +26,12 @@ namespace scancheck::reports {
 
 //! What a tolerance was derived from.
 struct ToleranceEvidence {
-  std::int64_t cases = 0;         //!< passing rows (one per case) that had the tensor
-  double max_abs = 0;             //!< largest max_abs seen
-  double max_scaled_error = 0;    //!< largest max_abs / max_exact seen
-  double max_exact = 0;           //!< largest max |exact| seen: the scale the tolerances were observed at
-  std::string max_abs_repro;      //!< the row where max_abs was seen (`scancheck check ...`)
-  std::string scaled_error_repro; //!< the row where max_scaled_error was seen
+  std::int64_t cases = 0;          //!< passing rows (one per case) that had the tensor
+  double max_abs = 0;              //!< largest max_abs seen
+  double max_scaled_error = 0;     //!< largest max_abs / max_exact seen
+  double max_exact = 0;            //!< largest max |exact| seen: the scale the tolerances were observed at
+  std::string max_abs_repro;       //!< the row where max_abs was seen (`scancheck check ...`)
+  std::string scaled_error_repro;  //!< the row where max_scaled_error was seen
 };
 
 struct Tolerance {
@@ -50,7 +50,7 @@ struct UncalibratedBackend {
 struct Calibration {
   std::string label, git_revision, generated_at;  //!< of the report
   double margin = 2;
-  std::vector<Tolerance> tolerances;               //!< report row order of backends, then tensors
+  std::vector<Tolerance> tolerances;                //!< report row order of backends, then tensors
   std::vector<UncalibratedBackend> not_calibrated;  //!< backends with failing rows
 };
 

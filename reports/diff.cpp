@@ -108,8 +108,7 @@ bool ReportDiff::regressed() const {
 
 ReportDiff diff_reports(const Report& old_report, const Report& new_report, double max_growth) {
   if (!std::isfinite(max_growth) || max_growth < 1)
-    throw InputError(fmt::format("max growth {} must be at least 1 (identical reports grow by exactly 1)",
-                                 max_growth));
+    throw InputError(fmt::format("max growth {} must be at least 1 (identical reports grow by exactly 1)", max_growth));
   ReportDiff d;
   d.old_label = old_report.label;
   d.new_label = new_report.label;
@@ -152,19 +151,19 @@ std::string plural(std::size_t n, const char* what) { return fmt::format("{} {}{
 
 const TensorGrowth* largest_growth(const ReportDiff& d) {
   const auto it = std::max_element(d.growth.begin(), d.growth.end(),
-                                    [](const TensorGrowth& a, const TensorGrowth& b) { return a.growth < b.growth; });
+                                   [](const TensorGrowth& a, const TensorGrowth& b) { return a.growth < b.growth; });
   return it == d.growth.end() ? nullptr : &*it;
 }
 
 }  // namespace
 
 std::string format_diff(const ReportDiff& d) {
-  std::string out = fmt::format(
-      "diff '{}' -> '{}': {} matched, {}, {}, {} above {}x, {}, {} added, {} dropped\n", d.old_label, d.new_label,
-      plural(static_cast<std::size_t>(d.matched), "row"), plural(d.new_failures.size(), "new failure"),
-      plural(d.new_rows_failing.size(), "new failing row"),
-      plural(static_cast<std::size_t>(d.growth_regressions()), "error growth"), d.max_growth,
-      plural(d.fixed.size(), "fixed row"), d.added.size(), d.dropped.size());
+  std::string out =
+      fmt::format("diff '{}' -> '{}': {} matched, {}, {}, {} above {}x, {}, {} added, {} dropped\n", d.old_label,
+                  d.new_label, plural(static_cast<std::size_t>(d.matched), "row"),
+                  plural(d.new_failures.size(), "new failure"), plural(d.new_rows_failing.size(), "new failing row"),
+                  plural(static_cast<std::size_t>(d.growth_regressions()), "error growth"), d.max_growth,
+                  plural(d.fixed.size(), "fixed row"), d.added.size(), d.dropped.size());
   for (const std::string& note : d.notes) out += fmt::format("note: {}\n", note);
   for (const RowChange& c : d.new_failures)
     out += fmt::format("REGRESSION new failure: {}: {}\n  repro: {}\n", describe(c), c.why, c.repro);
@@ -172,9 +171,10 @@ std::string format_diff(const ReportDiff& d) {
     out += fmt::format("REGRESSION new failing row: {}: {}\n  repro: {}\n", describe(c), c.why, c.repro);
   for (const TensorGrowth& g : d.growth)
     if (g.regressed)
-      out += fmt::format("REGRESSION error growth {:.3g}x > {}x: {} {}, max_abs {:.3e} -> {:.3e} (worst of {} matched "
-                         "rows)\n  repro: {}\n",
-                         g.growth, d.max_growth, g.backend, g.tensor, g.old_max_abs, g.new_max_abs, g.rows, g.repro);
+      out += fmt::format(
+          "REGRESSION error growth {:.3g}x > {}x: {} {}, max_abs {:.3e} -> {:.3e} (worst of {} matched "
+          "rows)\n  repro: {}\n",
+          g.growth, d.max_growth, g.backend, g.tensor, g.old_max_abs, g.new_max_abs, g.rows, g.repro);
   for (const RowChange& c : d.fixed) out += fmt::format("fixed: {}\n", describe(c));
   out += fmt::format("added: {} (only in new), dropped: {} (only in old)\n", plural(d.added.size(), "row"),
                      plural(d.dropped.size(), "row"));

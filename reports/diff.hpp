@@ -59,13 +59,13 @@ struct TensorGrowth {
 struct ReportDiff {
   std::string old_label, new_label;
   double max_growth = 2;
-  std::int64_t matched = 0;                   //!< rows present in both reports
-  std::vector<std::string> notes;              //!< label or policy differences
-  std::vector<RowChange> new_failures;         //!< passed in OLD, fail in NEW
-  std::vector<RowChange> new_rows_failing;     //!< only in NEW, failing
-  std::vector<RowChange> fixed;                //!< failed in OLD, pass in NEW
-  std::vector<RowChange> added, dropped;       //!< only in NEW / only in OLD
-  std::vector<TensorGrowth> growth;            //!< per backend x tensor, backend then tensor order
+  std::int64_t matched = 0;                 //!< rows present in both reports
+  std::vector<std::string> notes;           //!< label or policy differences
+  std::vector<RowChange> new_failures;      //!< passed in OLD, fail in NEW
+  std::vector<RowChange> new_rows_failing;  //!< only in NEW, failing
+  std::vector<RowChange> fixed;             //!< failed in OLD, pass in NEW
+  std::vector<RowChange> added, dropped;    //!< only in NEW / only in OLD
+  std::vector<TensorGrowth> growth;         //!< per backend x tensor, backend then tensor order
 
   std::int64_t growth_regressions() const;
   bool regressed() const;

@@ -7,9 +7,9 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
-#include <chrono>
 #include <fstream>
 #include <optional>
 #include <regex>
@@ -127,9 +127,10 @@ void require_sqlite_header(const fs::path& path) {
   if (got == 0) return;  // new or empty: SQLite makes it a database
   constexpr std::string_view magic("SQLite format 3\0", 16);
   if (got < header.size() || std::string_view(header.data(), header.size()) != magic)
-    throw InputError(fmt::format("history database '{}' is not an SQLite database (it does not start with SQLite's "
-                                 "header)",
-                                 path.string()));
+    throw InputError(
+        fmt::format("history database '{}' is not an SQLite database (it does not start with SQLite's "
+                    "header)",
+                    path.string()));
 }
 
 //! `backend_glob(glob, name)` in SQL: matches_backend_glob.
@@ -157,8 +158,8 @@ struct SqlFunction {
   int arguments;
   void (*call)(sqlite3_context*, int, sqlite3_value**);
 };
-constexpr std::array<SqlFunction, 2> sql_functions = {{{"backend_glob", 2, backend_glob_sql},
-                                                       {"sha256_hex", 1, sha256_hex_sql}}};
+constexpr std::array<SqlFunction, 2> sql_functions = {
+    {{"backend_glob", 2, backend_glob_sql}, {"sha256_hex", 1, sha256_hex_sql}}};
 
 }  // namespace
 
@@ -325,9 +326,10 @@ void check_ours(const Connection& c, const FileMarks& m) {
   const bool foreign_id = m.application_id != 0 && m.application_id != scancheck_application_id;
   const bool unmarked_tables = m.user_version == 0 && m.application_id == 0 && m.tables > 0;
   if (foreign_id || unmarked_tables || (m.user_version > 0 && m.application_id != scancheck_application_id))
-    throw InputError(fmt::format("'{}' is an SQLite database but not a scancheck history (application_id {:#x}, "
-                                 "user_version {})",
-                                 c.path.string(), m.application_id, m.user_version));
+    throw InputError(
+        fmt::format("'{}' is an SQLite database but not a scancheck history (application_id {:#x}, "
+                    "user_version {})",
+                    c.path.string(), m.application_id, m.user_version));
   if (m.user_version > history_schema_version)
     throw InputError(fmt::format("history database {} has schema version {}; this scancheck reads up to {}",
                                  c.path.string(), m.user_version, history_schema_version));
@@ -434,7 +436,8 @@ void insert_rows(Connection& c, std::int64_t report_id, const Report& r) {
     row_insert.bind(7, to_string(r.case_of(row).request)).bind(8, to_string(row.shape)).bind(9, row.repro);
     row_insert.bind(10, to_string(row.verdict)).bind(11, failure_reason(row));
     row_insert.bind(12, row.timing ? std::optional<double>(row.timing->median_ms) : std::nullopt);
-    row_insert.bind(13, row.profile ? std::optional<double>(row.profile->summed_cuda_duration_us / 1000) : std::nullopt);
+    row_insert.bind(13,
+                    row.profile ? std::optional<double>(row.profile->summed_cuda_duration_us / 1000) : std::nullopt);
     row_insert.run();
     row_insert.reset();
     for (const TensorEntry& t : row.tensors) {
@@ -472,8 +475,8 @@ void check_since(std::string_view since) {
 
 History::History(const fs::path& path, Open mode) {
   if (mode == Open::existing && !fs::exists(path))
-    throw InputError(fmt::format("history database '{}' does not exist (`scancheck history add` creates it)",
-                                 path.string()));
+    throw InputError(
+        fmt::format("history database '{}' does not exist (`scancheck history add` creates it)", path.string()));
   // A new history is built whole under a temporary name, in WAL mode and with its schema, then linked into
   // place: processes racing to create it never see it half made (core/files.hpp).
   if (mode == Open::create_or_upgrade)
@@ -482,8 +485,7 @@ History::History(const fs::path& path, Open mode) {
       use_wal(c);
       migrate(c);
     });
-  if (!fs::is_regular_file(path))
-    throw InputError(fmt::format("history database '{}' is not a file", path.string()));
+  if (!fs::is_regular_file(path)) throw InputError(fmt::format("history database '{}' is not a file", path.string()));
   require_sqlite_header(path);
   db_ = std::make_unique<Connection>(path, false);
   // Read the marks before changing anything: a foreign file is refused untouched. An existing file of an
@@ -504,9 +506,10 @@ int History::schema_version() const { return static_cast<int>(pragma_integer(*db
 
 AddResult History::add(const Report& report) {
   if (!starts_with_date(report.generated_at))
-    throw InputError(fmt::format("report '{}': generated_at '{}' is not an ISO 8601 UTC time; the history orders "
-                                 "reports by it",
-                                 report.label, report.generated_at));
+    throw InputError(
+        fmt::format("report '{}': generated_at '{}' is not an ISO 8601 UTC time; the history orders "
+                    "reports by it",
+                    report.label, report.generated_at));
   const std::string text = to_json_text(report);
   const std::string hash = sha256_hex(text);
   AddResult result{entry_of(report), false};
@@ -567,7 +570,8 @@ std::vector<HistoryMeasurement> History::measurements(const HistoryQuery& q) con
   if (!q.since.empty()) check_since(q.since);
   Statement s(*db_,
               "SELECT r.report_id, r.backend, r.direction, r.verdict, r.reason, r.median_ms, t.tensor, t.scaled_error, "
-              "t.bound_ratio, t.pass, t.reason, r.row_index, r.profile_ms FROM reports p JOIN report_rows r ON r.report_id = p.id "
+              "t.bound_ratio, t.pass, t.reason, r.row_index, r.profile_ms FROM reports p JOIN report_rows r ON "
+              "r.report_id = p.id "
               "LEFT JOIN row_tensors t ON t.report_id = r.report_id AND t.row_index = r.row_index "
               "WHERE p.label = ?1 AND p.generated_at >= ?2 AND backend_glob(?3, r.backend) "
               "ORDER BY p.generated_at, p.id, r.row_index, t.rowid");

@@ -61,7 +61,7 @@ struct HistoryEntry {
   std::string label, generated_at, git_revision, host;
   std::int64_t rows = 0, rows_failed = 0;
   bool interrupted = false;
-  double bound_factor = 0;           //!< its tolerance policy's bound factor
+  double bound_factor = 0;            //!< its tolerance policy's bound factor
   std::int64_t tensors_measured = 0;  //!< tensors with a (non-NaN) scaled error
   double scaled_error_sum = 0;        //!< over those tensors
 
@@ -88,8 +88,8 @@ struct HistoryMeasurement {
   std::string backend;
   Direction direction = Direction::forward;
   scancheck::Verdict verdict = scancheck::Verdict::pass;  //!< the row's
-  std::string reason;               //!< why the row failed (its first reason), empty when it passed
-  std::optional<double> median_ms;  //!< the row's device time, when measured
+  std::string reason;                //!< why the row failed (its first reason), empty when it passed
+  std::optional<double> median_ms;   //!< the row's device time, when measured
   std::optional<double> profile_ms;  //!< the row's time in a joined profile of the user's (ProfileTiming), ms
   std::string tensor;
   std::optional<double> scaled_error;  //!< absent: no tensor, or NaN

@@ -99,9 +99,10 @@ std::vector<ProviderEntry> providers_of(const std::vector<MergeInput>& inputs) {
 std::vector<std::string> merged_scope(std::vector<std::string> scope, std::size_t inputs) {
   const std::string marker = "Merged from ";
   std::erase_if(scope, [&](const std::string& line) { return line.starts_with(marker); });
-  scope.push_back(fmt::format("{}{} reports (merged_from): tool, environment and method are those of the first; "
-                              "the other shards may have run on other machines.",
-                              marker, inputs));
+  scope.push_back(
+      fmt::format("{}{} reports (merged_from): tool, environment and method are those of the first; "
+                  "the other shards may have run on other machines.",
+                  marker, inputs));
   return scope;
 }
 
@@ -110,7 +111,8 @@ std::vector<std::string> merged_scope(std::vector<std::string> scope, std::size_
 std::optional<ShardCoverage> shards_of(const std::vector<MergeInput>& inputs, std::int64_t expected) {
   const auto is_shard = [](const MergeInput& in) { return in.report.method.shard.has_value(); };
   if (std::none_of(inputs.begin(), inputs.end(), is_shard)) {
-    if (expected > 0) throw InputError(fmt::format("--shards {}: the reports are not shard reports (no method.shard)", expected));
+    if (expected > 0)
+      throw InputError(fmt::format("--shards {}: the reports are not shard reports (no method.shard)", expected));
     return std::nullopt;
   }
   ShardCoverage s;
@@ -118,11 +120,12 @@ std::optional<ShardCoverage> shards_of(const std::vector<MergeInput>& inputs, st
   std::map<std::int64_t, std::string> seen;
   for (const MergeInput& in : inputs) {
     if (!is_shard(in))
-      throw InputError(fmt::format("cannot merge shard reports with a whole report: {} has no method.shard", in.source));
+      throw InputError(
+          fmt::format("cannot merge shard reports with a whole report: {} has no method.shard", in.source));
     const ShardOf& shard = *in.report.method.shard;
     if (shard.count != s.count)
-      throw InputError(fmt::format("{} is shard {} of {}, but the run has {} shards", in.source, shard.index,
-                                   shard.count, s.count));
+      throw InputError(
+          fmt::format("{} is shard {} of {}, but the run has {} shards", in.source, shard.index, shard.count, s.count));
     if (const auto [it, fresh] = seen.emplace(shard.index, in.source); !fresh)
       throw InputError(fmt::format("shard {} of {} is in both {} and {}", shard.index, s.count, it->second, in.source));
     if (in.report.interrupted) s.interrupted.push_back(shard.index);
@@ -133,7 +136,8 @@ std::optional<ShardCoverage> shards_of(const std::vector<MergeInput>& inputs, st
 }
 
 //! Why a merge covers less than its run planned: shards without a report, shards and reports cut short.
-std::optional<std::string> incompleteness(const std::vector<MergeInput>& inputs, const std::optional<ShardCoverage>& shards) {
+std::optional<std::string> incompleteness(const std::vector<MergeInput>& inputs,
+                                          const std::optional<ShardCoverage>& shards) {
   std::vector<std::string> what;
   if (shards && !shards->missing.empty())
     what.push_back(fmt::format("{} of {} shards wrote no report (shard {}: failed, preempted or never started)",
@@ -145,8 +149,9 @@ std::optional<std::string> incompleteness(const std::vector<MergeInput>& inputs,
                         ? fmt::format("shard {} ({})", in.report.method.shard->index, *in.report.interrupted)
                         : fmt::format("{} ({})", in.source, *in.report.interrupted));
   if (!cut.empty())
-    what.push_back(fmt::format("{} of {} {} were interrupted: {}", cut.size(), shards ? shards->count : std::ssize(inputs),
-                               shards ? "shards" : "shard reports", fmt::join(cut, "; ")));
+    what.push_back(fmt::format("{} of {} {} were interrupted: {}", cut.size(),
+                               shards ? shards->count : std::ssize(inputs), shards ? "shards" : "shard reports",
+                               fmt::join(cut, "; ")));
   if (what.empty()) return std::nullopt;
   return fmt::format("{}.", fmt::join(what, "; "));
 }
@@ -171,8 +176,9 @@ Report merge_reports(std::vector<MergeInput> inputs, std::int64_t expected_shard
     out.coverage.backends_total = std::max(out.coverage.backends_total, in.report.coverage.backends_total);
   }
   if (merger.dropped_profile_timings())
-    out.scope.push_back("The shards' joined speed profiles were not merged: join the profile to this report with "
-                        "`scancheck render REPORT --timings PROFILE.json --out DIR`.");
+    out.scope.push_back(
+        "The shards' joined speed profiles were not merged: join the profile to this report with "
+        "`scancheck render REPORT --timings PROFILE.json --out DIR`.");
   out.merged_from = provenance(inputs);
   out.providers = providers_of(inputs);
   out.method.shard.reset();  // the merge is the run, not one of its parts

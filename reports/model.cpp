@@ -37,8 +37,8 @@ namespace {
 //! ": 3 fail, 1 fault, 2 timeout": the failing rows by verdict, in the order of the verdicts.
 std::string verdict_counts(const std::vector<Row>& rows) {
   std::string out;
-  for (scancheck::Verdict v : {scancheck::Verdict::fail, scancheck::Verdict::error, scancheck::Verdict::fault,
-                               scancheck::Verdict::timeout}) {
+  for (scancheck::Verdict v :
+       {scancheck::Verdict::fail, scancheck::Verdict::error, scancheck::Verdict::fault, scancheck::Verdict::timeout}) {
     const auto n = std::count_if(rows.begin(), rows.end(), [v](const Row& row) { return row.verdict == v; });
     if (n > 0) out += fmt::format("{}{} {}", out.empty() ? ": " : ", ", n, to_string(v));
   }
@@ -73,26 +73,25 @@ void summarise(Report& r) {
   }
   r.coverage.shapes = static_cast<std::int64_t>(shapes.size());
   r.coverage.fraction_verified = r.coverage.elements_total > 0 ? static_cast<double>(r.coverage.elements_verified) /
-                                                                    static_cast<double>(r.coverage.elements_total)
-                                                              : 1;
+                                                                     static_cast<double>(r.coverage.elements_total)
+                                                               : 1;
   r.verdict = {};
   for (const Row& row : r.rows) r.verdict.rows_failed += row.ok() ? 0 : 1;
   for (const std::string& b : order)
     if (!backend_ok[b]) r.verdict.backends_failed.push_back(b);
   r.verdict.pass = r.verdict.rows_failed == 0 && !r.rows.empty() && !r.interrupted;
   if (r.interrupted)
-    r.verdict.summary = fmt::format("INTERRUPTED: {} So far {} backends x {} cases, {} rows, {} failed{}", *r.interrupted,
-                                    r.coverage.backends_checked, r.coverage.cases, r.coverage.rows,
+    r.verdict.summary = fmt::format("INTERRUPTED: {} So far {} backends x {} cases, {} rows, {} failed{}",
+                                    *r.interrupted, r.coverage.backends_checked, r.coverage.cases, r.coverage.rows,
                                     r.verdict.rows_failed, verdict_counts(r.rows));
-  else if (r.rows.empty())
-    r.verdict.summary = "FAIL: nothing was checked";
+  else if (r.rows.empty()) r.verdict.summary = "FAIL: nothing was checked";
   else if (r.verdict.pass)
     r.verdict.summary = fmt::format("PASS: {} backends x {} cases, {} rows, every row within the tolerance policy",
                                     r.coverage.backends_checked, r.coverage.cases, r.coverage.rows);
   else
-    r.verdict.summary = fmt::format("FAIL: {} of {} backends failed ({} of {} rows{})", r.verdict.backends_failed.size(),
-                                    r.coverage.backends_checked, r.verdict.rows_failed, r.coverage.rows,
-                                    verdict_counts(r.rows));
+    r.verdict.summary =
+        fmt::format("FAIL: {} of {} backends failed ({} of {} rows{})", r.verdict.backends_failed.size(),
+                    r.coverage.backends_checked, r.verdict.rows_failed, r.coverage.rows, verdict_counts(r.rows));
 }
 
 std::string describe_shards(const Coverage& c) {
@@ -116,9 +115,11 @@ std::string describe_provenance(const ProviderEntry& p) {
 
 std::string describe_tiers(const ReferenceTierCounts& t) {
   const std::int64_t verified = t.certified_by_double + t.needed_float128;
-  const double certified = verified > 0 ? 100.0 * static_cast<double>(t.certified_by_double) / static_cast<double>(verified) : 100.0;
-  return fmt::format("{:.6g}% of verified elements certified in double, {} needed float128 ({} of {} blocks recomputed)",
-                     certified, t.needed_float128, t.float128_blocks, t.blocks);
+  const double certified =
+      verified > 0 ? 100.0 * static_cast<double>(t.certified_by_double) / static_cast<double>(verified) : 100.0;
+  return fmt::format(
+      "{:.6g}% of verified elements certified in double, {} needed float128 ({} of {} blocks recomputed)", certified,
+      t.needed_float128, t.float128_blocks, t.blocks);
 }
 
 std::vector<std::string> default_scope(const Method& m) {

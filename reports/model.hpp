@@ -43,18 +43,17 @@ namespace scancheck::reports {
 //! version 2, optional and written only when there is one: "profile" and "providers".
 inline constexpr int schema_version = 2;
 
-
 struct Tool {
   std::string name = "scancheck", version, git_revision;
 };
 
 struct Environment {
-  std::string executor;             //!< host | cuda
+  std::string executor;               //!< host | cuda
   std::optional<std::string> device;  //!< the CUDA device's name when the cuda executor ran
-  std::string compiler;             //!< e.g. "GCC 12.2.0"
-  std::optional<std::string> cuda;  //!< CUDA version the build used, absent without the cuda executor
-  std::string host;                 //!< machine name
-  int threads = 0;                  //!< reference threads
+  std::string compiler;               //!< e.g. "GCC 12.2.0"
+  std::optional<std::string> cuda;    //!< CUDA version the build used, absent without the cuda executor
+  std::string host;                   //!< machine name
+  int threads = 0;                    //!< reference threads
 };
 
 //! One part of a run split across machines (`--shard i/n`, a Slurm array task, a Kubernetes indexed job):
@@ -71,7 +70,7 @@ struct Method {
   std::string baseline;             //!< what the baseline ratio compares with
   std::string sampling;             //!< how much of each case the reference computed
   std::uint64_t seed = 0;
-  std::string backends;             //!< the backend glob
+  std::string backends;               //!< the backend glob
   std::vector<std::int64_t> lengths;  //!< the case lengths of the ladder presets (empty for seed-shapes)
   std::optional<ShardOf> shard;       //!< the part of the plan this report ran; absent: all of it
 };
@@ -101,7 +100,7 @@ struct Coverage {
   std::int64_t elements_total = 0;     //!< output elements of every case (once per case, not per backend)
   std::int64_t elements_verified = 0;  //!< of which the reference computed (sampled blocks)
   double fraction_verified = 1;
-  std::optional<ShardCoverage> shards;  //!< a merge of shard reports: which shards it holds
+  std::optional<ShardCoverage> shards;       //!< a merge of shard reports: which shards it holds
   std::optional<ReferenceTierCounts> tiers;  //!< summed over the cases with a tiered reference
 };
 
@@ -110,7 +109,7 @@ struct CaseEntry {
   CaseRequest request;
   std::int64_t elements_total = 0, elements_verified = 0;
   double fraction_verified = 1;
-  std::string repro;  //!< the CLI fragment that regenerates the case (describe_request)
+  std::string repro;                         //!< the CLI fragment that regenerates the case (describe_request)
   std::optional<ReferenceTierCounts> tiers;  //!< a tiered reference: what double certified, what needed float128
 };
 
@@ -148,10 +147,10 @@ struct ProfileTiming {
 
 //! Where a joined profile came from.
 struct ProfileSource {
-  std::string file;          //!< as given to --timings
-  std::uint64_t bytes = 0;   //!< the file's size
-  std::string sha256;        //!< of the file's bytes, lowercase hex (`sha256sum FILE` prints it)
-  std::int64_t rows = 0;     //!< the profile's rows
+  std::string file;         //!< as given to --timings
+  std::uint64_t bytes = 0;  //!< the file's size
+  std::string sha256;       //!< of the file's bytes, lowercase hex (`sha256sum FILE` prints it)
+  std::int64_t rows = 0;    //!< the profile's rows
 };
 
 //! --timings-alias FROM=TO: the profile's architecture or provider name FROM read as TO (samu=complex_rglru).
@@ -165,7 +164,7 @@ struct UnmatchedProfileRow {
   std::int64_t profile_row = 0;
   ProfileShape shape;
   std::string architecture, backend;  //!< as the profile wrote them
-  std::string reason;  //!< "no row of this report has batch 4, length 2048, width 2048 (any heads)", ...
+  std::string reason;                 //!< "no row of this report has batch 4, length 2048, width 2048 (any heads)", ...
 };
 
 //! The join of a profile to the report: provenance, the profile's method quoted verbatim, the aliases, what
@@ -198,16 +197,16 @@ struct Row {
   DType io_dtype = DType::float32;
   Direction direction = Direction::forward;
   scancheck::Verdict verdict = scancheck::Verdict::pass;
-  std::string error;                 //!< the run failed (BackendError): its message, no tensors
-  std::string log;                   //!< a worker's last stderr lines, when its run failed
-  std::vector<std::string> missing;  //!< outputs of this pass the run did not produce
+  std::string error;                   //!< the run failed (BackendError): its message, no tensors
+  std::string log;                     //!< a worker's last stderr lines, when its run failed
+  std::vector<std::string> missing;    //!< outputs of this pass the run did not produce
   std::vector<std::string> misshapen;  //!< outputs of this pass of the wrong shape, "dx: [..] instead of [..]"
   std::vector<std::string> diagnosis;  //!< where a failing run goes wrong (properties/diagnosis.hpp)
   std::vector<std::string> notes;      //!< accuracy a passing run loses that a better formulation keeps
   std::optional<ErrorStrip> strip;     //!< a failing row's worst tensor over (t, w) (properties/diagnosis.hpp)
   std::vector<TensorEntry> tensors;
   std::uint64_t seed = 0;
-  std::string repro;                 //!< `scancheck check ... --backend NAME`
+  std::string repro;  //!< `scancheck check ... --backend NAME`
   std::optional<Timing> timing;
   std::optional<ProfileTiming> profile;  //!< backward rows a joined profile matched (ProfileJoin)
 
@@ -217,9 +216,9 @@ struct Row {
 //! A foreign provider of the report's backends (foreign-backends.md): how it was loaded, and what its worker
 //! said of itself in its hello (both optional there: absent when it did not say).
 struct ProviderEntry {
-  std::string name;                    //!< "numpy" of numpy:rglru/textbook@fp32
-  std::string loaded_by;               //!< "--worker 'COMMAND'", "--plugin PATH"
-  std::optional<std::string> runtime;  //!< "python 3.11.7, torch 2.11.0 cpu, triton 3.6.0 interpreter"
+  std::string name;                                     //!< "numpy" of numpy:rglru/textbook@fp32
+  std::string loaded_by;                                //!< "--worker 'COMMAND'", "--plugin PATH"
+  std::optional<std::string> runtime;                   //!< "python 3.11.7, torch 2.11.0 cpu, triton 3.6.0 interpreter"
   std::optional<std::string> package, version, commit;  //!< its provenance
   friend bool operator==(const ProviderEntry&, const ProviderEntry&) = default;
 };
@@ -232,7 +231,7 @@ struct Outcome {
   bool pass = true;
   std::int64_t rows_failed = 0;
   std::vector<std::string> backends_failed;  //!< registry order
-  std::string summary;                        //!< one line
+  std::string summary;                       //!< one line
 };
 
 //! A shard report merged into this one (merge.hpp), for provenance.

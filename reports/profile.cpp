@@ -58,7 +58,8 @@ struct ProfileReader : JsonReader {
     const std::string path = row_path + ".shape";
     const json& j = object(field(row, row_path, "shape"), path);
     only_keys(j, path, {"batch", "length", "width"});
-    return {positive_integer(j, path, "batch"), positive_integer(j, path, "length"), positive_integer(j, path, "width")};
+    return {positive_integer(j, path, "batch"), positive_integer(j, path, "length"),
+            positive_integer(j, path, "width")};
   }
 
   std::string architecture(const json& row, const std::string& path) const {
@@ -98,14 +99,16 @@ struct ProfileReader : JsonReader {
     for (std::size_t i = 0; i < list.size(); ++i) {
       const std::string path = fmt::format("{}.top_cuda_events[{}]", row_path, i);
       only_keys(object(list[i], path), path, {"name", "events", "duration_us"});
-      out.push_back({text(list[i], path, "name"), events(list[i], path, "events"), duration(list[i], path, "duration_us")});
+      out.push_back(
+          {text(list[i], path, "name"), events(list[i], path, "events"), duration(list[i], path, "duration_us")});
     }
     return out;
   }
 
   ProfileRow row(const json& j, const std::string& path) const {
-    only_keys(object(j, path), path, {"shape", "architecture", "backend", "cuda_events", "summed_cuda_duration_us",
-                                      "categories", "top_cuda_events"});
+    only_keys(object(j, path), path,
+              {"shape", "architecture", "backend", "cuda_events", "summed_cuda_duration_us", "categories",
+               "top_cuda_events"});
     ProfileRow r;
     r.shape = row_shape(j, path);
     r.architecture = architecture(j, path);
@@ -131,9 +134,8 @@ void reject_duplicates(const ProfileReader& in, const std::vector<ProfileRow>& r
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const auto [it, fresh] = first.try_emplace({rows[i].shape, rows[i].architecture, rows[i].backend}, i);
     if (!fresh)
-      in.fail(fmt::format("rows[{}]", i),
-              fmt::format("duplicate of rows[{}]: {} {} at {} again", it->second, rows[i].architecture,
-                          rows[i].backend, to_string(rows[i].shape)));
+      in.fail(fmt::format("rows[{}]", i), fmt::format("duplicate of rows[{}]: {} {} at {} again", it->second,
+                                                      rows[i].architecture, rows[i].backend, to_string(rows[i].shape)));
   }
 }
 
@@ -170,8 +172,10 @@ class Matcher {
     }
     const std::string known = fmt::format("{}", fmt::join(all_architecture_names(), ", "));
     if (const ProfileAlias* a = aliases_.find(p.architecture))
-      return fmt::format("architecture '{}' is read as '{}' (--timings-alias {}={}), which is not one of "
-                         "scancheck's ({})", p.architecture, a->to, a->from, a->to, known);
+      return fmt::format(
+          "architecture '{}' is read as '{}' (--timings-alias {}={}), which is not one of "
+          "scancheck's ({})",
+          p.architecture, a->to, a->from, a->to, known);
     return fmt::format("architecture '{}' is not one of scancheck's ({}): name it with --timings-alias {}=ARCHITECTURE",
                        p.architecture, known, p.architecture);
   }
@@ -186,7 +190,8 @@ class Matcher {
     const auto at_shape = [&](const RowBackend& r) { return profile_shape_of(*r.row) == p.shape; };
     if (std::none_of(rows_.begin(), rows_.end(), at_shape))
       return fmt::format("no row of this report has {} (any heads)", batch_length_width(p.shape));
-    if (std::none_of(rows_.begin(), rows_.end(), same_backend)) return absent_backend(p, provider, architecture, backend);
+    if (std::none_of(rows_.begin(), rows_.end(), same_backend))
+      return absent_backend(p, provider, architecture, backend);
     std::vector<const RowBackend*> here;
     for (const RowBackend& r : rows_)
       if (same_backend(r) && at_shape(r)) here.push_back(&r);
@@ -317,8 +322,7 @@ ProfileAliases parse_profile_aliases(const std::vector<std::string>& texts) {
     if (alias.to.find('=') != std::string::npos) throw bad("more than one '='");
     if (alias.from == alias.to) throw bad("FROM and TO are the same");
     if (const ProfileAlias* seen = out.find(alias.from)) {
-      if (seen->to != alias.to)
-        throw bad(fmt::format("'{}' is already read as '{}'", alias.from, seen->to));
+      if (seen->to != alias.to) throw bad(fmt::format("'{}' is already read as '{}'", alias.from, seen->to));
       continue;  // the same alias twice says nothing new
     }
     out.aliases.push_back(alias);
@@ -348,9 +352,10 @@ void join_profile(Report& report, const Profile& profile, const ProfileAliases& 
     for (const std::size_t row : matched) {
       const auto [it, fresh] = claimed.try_emplace(row, i);
       if (!fresh)
-        throw InputError(fmt::format("profile {}: rows[{}] and rows[{}] both time {} at {} once the aliases are "
-                                     "applied: drop one or change the --timings-alias options",
-                                     profile.source.file, it->second, i, report.rows[row].backend, to_string(p.shape)));
+        throw InputError(
+            fmt::format("profile {}: rows[{}] and rows[{}] both time {} at {} once the aliases are "
+                        "applied: drop one or change the --timings-alias options",
+                        profile.source.file, it->second, i, report.rows[row].backend, to_string(p.shape)));
       report.rows[row].profile = timing_of(p, i);
     }
     ++join.rows_matched;
@@ -411,7 +416,8 @@ std::vector<ProfiledSpeed> profiled_speeds(const Report& r) {
   const auto key = [&](const ProfiledSpeed& s) {
     return std::pair{backend_order.at(without_dtype(s)), shape_order.at(s.shape)};
   };
-  std::stable_sort(out.begin(), out.end(), [&](const ProfiledSpeed& a, const ProfiledSpeed& b) { return key(a) < key(b); });
+  std::stable_sort(out.begin(), out.end(),
+                   [&](const ProfiledSpeed& a, const ProfiledSpeed& b) { return key(a) < key(b); });
   return out;
 }
 

@@ -96,8 +96,7 @@ ProfileAliases parse_profile_aliases(const std::vector<std::string>& texts);
 void join_profile(Report& report, const Profile& profile, const ProfileAliases& aliases);
 
 //! load_profile + join_profile, for the commands that take --timings; returns the report's ProfileJoin.
-const ProfileJoin& attach_profile(Report& report, const std::filesystem::path& profile,
-                                  const ProfileAliases& aliases);
+const ProfileJoin& attach_profile(Report& report, const std::filesystem::path& profile, const ProfileAliases& aliases);
 
 //! What a command prints after a join: "profile: 8 rows, 8 matched (16 report rows), 0 unmatched", then a
 //! line per unmatched profile row with its reason.
@@ -109,10 +108,10 @@ struct ProfiledSpeed {
   std::string backend;
   Architecture architecture = Architecture::rglru;
   ProfileShape shape;
-  std::int64_t rows = 0, rows_failed = 0;       //!< its backward rows at the shape (any heads)
-  std::string verdict;                          //!< "pass", or the worst verdict of its failing rows
-  std::optional<double> scaled_error;           //!< largest max |got - exact| / max |exact| over the tensors
-  std::optional<double> bound_ratio;            //!< largest error in units of the element's bound
+  std::int64_t rows = 0, rows_failed = 0;  //!< its backward rows at the shape (any heads)
+  std::string verdict;                     //!< "pass", or the worst verdict of its failing rows
+  std::optional<double> scaled_error;      //!< largest max |got - exact| / max |exact| over the tensors
+  std::optional<double> bound_ratio;       //!< largest error in units of the element's bound
   ProfileTiming timing;
 };
 

@@ -31,17 +31,25 @@ json metrics_json(const TensorEntry& t) {
           {"max_abs", number(m.max_abs)},
           {"max_rel", number(m.max_rel)},
           {"max_exact", number(m.max_exact)},
-          {"ulp", {{"p50", number(m.ulp_p50)}, {"p90", number(m.ulp_p90)}, {"p99", number(m.ulp_p99)},
-                   {"max", number(m.ulp_max)}, {"histogram", m.ulp_histogram}}},
+          {"ulp",
+           {{"p50", number(m.ulp_p50)},
+            {"p90", number(m.ulp_p90)},
+            {"p99", number(m.ulp_p99)},
+            {"max", number(m.ulp_max)},
+            {"histogram", m.ulp_histogram}}},
           {"bound_ratio", optional_number(m.bound_ratio)},
           {"max_bound", number(m.max_bound)},
           {"unbounded", m.unbounded},
           {"baseline_abs", optional_number(m.baseline_abs)},
           {"baseline_ratio", optional_number(m.baseline_ratio)},
           {"nonfinite_mismatches", m.nonfinite_mismatches},
-          {"worst", {{"index", m.worst.index}, {"at", m.worst.at}, {"got", number(m.worst.got)},
-                     {"exact", number(m.worst.exact)}, {"bound", number(m.worst.bound)},
-                     {"ulp", number(m.worst.ulp)}}},
+          {"worst",
+           {{"index", m.worst.index},
+            {"at", m.worst.at},
+            {"got", number(m.worst.got)},
+            {"exact", number(m.worst.exact)},
+            {"bound", number(m.worst.bound)},
+            {"ulp", number(m.worst.ulp)}}},
           {"verdict", t.pass ? "pass" : "fail"},
           {"reasons", t.reasons}};
 }
@@ -50,8 +58,8 @@ json strip_json(const std::optional<ErrorStrip>& s) {
   if (!s) return nullptr;
   json ratios = json::array();
   for (double r : s->ratios) ratios.push_back(number(r));
-  return {{"tensor", s->tensor}, {"batch", s->batch},   {"length", s->length},          {"width", s->width},
-          {"t_bins", s->t_bins}, {"w_bins", s->w_bins}, {"ratios", std::move(ratios)},  {"chunk", s->chunk},
+  return {{"tensor", s->tensor},         {"batch", s->batch},   {"length", s->length},         {"width", s->width},
+          {"t_bins", s->t_bins},         {"w_bins", s->w_bins}, {"ratios", std::move(ratios)}, {"chunk", s->chunk},
           {"group_span", s->group_span}, {"resets", s->resets}};
 }
 
@@ -77,10 +85,13 @@ json profile_join_json(const ProfileJoin& p) {
   json aliases = json::array(), unmatched = json::array();
   for (const ProfileAlias& a : p.aliases) aliases.push_back({{"from", a.from}, {"to", a.to}});
   for (const UnmatchedProfileRow& u : p.unmatched)
-    unmatched.push_back({{"profile_row", u.profile_row}, {"shape", profile_shape_json(u.shape)},
-                         {"architecture", u.architecture}, {"backend", u.backend}, {"reason", u.reason}});
-  return {{"source", {{"file", p.source.file}, {"bytes", p.source.bytes}, {"sha256", p.source.sha256},
-                      {"rows", p.source.rows}}},
+    unmatched.push_back({{"profile_row", u.profile_row},
+                         {"shape", profile_shape_json(u.shape)},
+                         {"architecture", u.architecture},
+                         {"backend", u.backend},
+                         {"reason", u.reason}});
+  return {{"source",
+           {{"file", p.source.file}, {"bytes", p.source.bytes}, {"sha256", p.source.sha256}, {"rows", p.source.rows}}},
           {"method", p.method},
           {"direction", "backward"},
           {"aliases", std::move(aliases)},
@@ -99,9 +110,12 @@ json providers_json(const std::vector<ProviderEntry>& providers) {
   for (const ProviderEntry& p : providers) {
     json provenance = nullptr;
     if (p.package || p.version || p.commit)
-      provenance = {{"package", optional_string(p.package)}, {"version", optional_string(p.version)},
+      provenance = {{"package", optional_string(p.package)},
+                    {"version", optional_string(p.version)},
                     {"commit", optional_string(p.commit)}};
-    out.push_back({{"name", p.name}, {"loaded_by", p.loaded_by}, {"runtime", optional_string(p.runtime)},
+    out.push_back({{"name", p.name},
+                   {"loaded_by", p.loaded_by},
+                   {"runtime", optional_string(p.runtime)},
                    {"provenance", std::move(provenance)}});
   }
   return out;
@@ -129,8 +143,10 @@ json row_json(const Row& r) {
             {"repro", r.repro},
             {"timing", nullptr}};
   if (r.timing)
-    j["timing"] = {{"median_ms", number(r.timing->median_ms)}, {"min_ms", number(r.timing->min_ms)},
-                   {"max_ms", number(r.timing->max_ms)}, {"repeats", r.timing->repeats}};
+    j["timing"] = {{"median_ms", number(r.timing->median_ms)},
+                   {"min_ms", number(r.timing->min_ms)},
+                   {"max_ms", number(r.timing->max_ms)},
+                   {"repeats", r.timing->repeats}};
   if (r.profile) j["profile"] = profile_timing_json(*r.profile);
   return j;
 }
@@ -180,8 +196,8 @@ json to_json(const Report& r) {
         {"seed", r.method.seed},
         {"backends", r.method.backends},
         {"lengths", r.method.lengths},
-        {"shard", r.method.shard ? json{{"index", r.method.shard->index}, {"count", r.method.shard->count}}
-                                 : json(nullptr)}}},
+        {"shard",
+         r.method.shard ? json{{"index", r.method.shard->index}, {"count", r.method.shard->count}} : json(nullptr)}}},
       {"policy", r.policy.to_json()},
       {"coverage",
        {{"backends_total", r.coverage.backends_total},

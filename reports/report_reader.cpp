@@ -46,8 +46,8 @@ struct Reader : JsonReader {
     only_keys(j, "coverage.shards", {"count", "merged", "missing", "interrupted"});
     ShardCoverage s;
     s.count = positive_integer(j, "coverage.shards", "count");
-    for (const auto& [key, list] : {std::pair{"merged", &s.merged}, std::pair{"missing", &s.missing},
-                                    std::pair{"interrupted", &s.interrupted}}) {
+    for (const auto& [key, list] :
+         {std::pair{"merged", &s.merged}, std::pair{"missing", &s.missing}, std::pair{"interrupted", &s.interrupted}}) {
       const json& a = array(j, "coverage.shards", key);
       for (std::size_t i = 0; i < a.size(); ++i) {
         if (!a[i].is_number_integer() || a[i].get<std::int64_t>() < 0 || a[i].get<std::int64_t>() >= s.count)
@@ -80,7 +80,8 @@ struct Reader : JsonReader {
 
   ProfileShape profile_shape(const json& j, const std::string& path) const {
     only_keys(j, path, {"batch", "length", "width"});
-    return {positive_integer(j, path, "batch"), positive_integer(j, path, "length"), positive_integer(j, path, "width")};
+    return {positive_integer(j, path, "batch"), positive_integer(j, path, "length"),
+            positive_integer(j, path, "width")};
   }
 
   std::optional<ProfileTiming> profile_timing(const json& row, const std::string& row_path) const {
@@ -104,15 +105,16 @@ struct Reader : JsonReader {
   std::optional<ProfileJoin> profile_join(const json& report) const {
     if (!has(report, "profile") || report.at("profile").is_null()) return std::nullopt;
     const json& j = field(report, "$", "profile");
-    only_keys(j, "profile", {"source", "method", "direction", "aliases", "rows_matched", "report_rows_timed",
-                             "unmatched", "report_rows_unprofiled", "unprofiled_backends", "notes"});
+    only_keys(j, "profile",
+              {"source", "method", "direction", "aliases", "rows_matched", "report_rows_timed", "unmatched",
+               "report_rows_unprofiled", "unprofiled_backends", "notes"});
     ProfileJoin p;
     const json& source = field(j, "profile", "source");
     only_keys(source, "profile.source", {"file", "bytes", "sha256", "rows"});
     p.source = {text(source, "profile.source", "file"), unsigned_integer(source, "profile.source", "bytes"),
                 text(source, "profile.source", "sha256"), positive_integer(source, "profile.source", "rows")};
-    const bool hex = p.source.sha256.size() == 64 &&
-                     p.source.sha256.find_first_not_of("0123456789abcdef") == std::string::npos;
+    const bool hex =
+        p.source.sha256.size() == 64 && p.source.sha256.find_first_not_of("0123456789abcdef") == std::string::npos;
     if (!hex) fail("profile.source.sha256", "expected 64 lowercase hex digits");
     p.method = text(j, "profile", "method");
     if (text(j, "profile", "direction") != "backward")
@@ -129,10 +131,11 @@ struct Reader : JsonReader {
     for (std::size_t i = 0; i < unmatched.size(); ++i) {
       const std::string path = fmt::format("profile.unmatched[{}]", i);
       only_keys(object(unmatched[i], path), path, {"profile_row", "shape", "architecture", "backend", "reason"});
-      p.unmatched.push_back({count(unmatched[i], path, "profile_row"),
-                             profile_shape(object(field(unmatched[i], path, "shape"), path + ".shape"), path + ".shape"),
-                             text(unmatched[i], path, "architecture"), text(unmatched[i], path, "backend"),
-                             text(unmatched[i], path, "reason")});
+      p.unmatched.push_back(
+          {count(unmatched[i], path, "profile_row"),
+           profile_shape(object(field(unmatched[i], path, "shape"), path + ".shape"), path + ".shape"),
+           text(unmatched[i], path, "architecture"), text(unmatched[i], path, "backend"),
+           text(unmatched[i], path, "reason")});
     }
     p.report_rows_unprofiled = count(j, "profile", "report_rows_unprofiled");
     p.unprofiled_backends = strings(j, "profile", "unprofiled_backends");
@@ -148,8 +151,12 @@ struct Reader : JsonReader {
     for (std::size_t i = 0; i < entries.size(); ++i) {
       const std::string path = fmt::format("providers[{}]", i);
       only_keys(object(entries[i], path), path, {"name", "loaded_by", "runtime", "provenance"});
-      ProviderEntry p{text(entries[i], path, "name"), text(entries[i], path, "loaded_by"),
-                      optional_text(entries[i], path, "runtime"), {}, {}, {}};
+      ProviderEntry p{text(entries[i], path, "name"),
+                      text(entries[i], path, "loaded_by"),
+                      optional_text(entries[i], path, "runtime"),
+                      {},
+                      {},
+                      {}};
       if (!is_provider_name(p.name)) fail(path + ".name", fmt::format("'{}' is not [a-z0-9_-]+", p.name));
       if (!field(entries[i], path, "provenance").is_null()) {
         const std::string where = path + ".provenance";
@@ -176,7 +183,8 @@ struct Reader : JsonReader {
     const json& ratios = array(j, path, "ratios");
     if (static_cast<std::int64_t>(ratios.size()) != s.t_bins * s.w_bins)
       fail(path + ".ratios", "expected t_bins x w_bins values");
-    for (std::size_t i = 0; i < ratios.size(); ++i) s.ratios.push_back(real(ratios[i], fmt::format("{}.ratios[{}]", path, i)));
+    for (std::size_t i = 0; i < ratios.size(); ++i)
+      s.ratios.push_back(real(ratios[i], fmt::format("{}.ratios[{}]", path, i)));
     s.chunk = integer(j, path, "chunk");
     s.group_span = integer(j, path, "group_span");
     for (const json& t : array(j, path, "resets")) {
@@ -229,8 +237,8 @@ struct Reader : JsonReader {
     m.nonfinite_mismatches = integer(j, path, "nonfinite_mismatches");
     const json& worst = field(j, path, "worst");
     const std::string worst_path = path + ".worst";
-    m.worst = {integer(worst, worst_path, "index"), text(worst, worst_path, "at"), real(worst, worst_path, "got"),
-               real(worst, worst_path, "exact"), real(worst, worst_path, "bound"), real(worst, worst_path, "ulp")};
+    m.worst = {integer(worst, worst_path, "index"), text(worst, worst_path, "at"),    real(worst, worst_path, "got"),
+               real(worst, worst_path, "exact"),    real(worst, worst_path, "bound"), real(worst, worst_path, "ulp")};
     t.pass = verdict(j, path);
     t.reasons = strings(j, path, "reasons");
     return t;
@@ -289,32 +297,41 @@ Report from_json(const json& j, const std::string& source) {
   const Reader in(source, version.get<int>());
   Report r;
   if (in.version >= 2)
-    in.only_keys(j, "$", {"schema_version", "label", "generated_at", "tool", "environment", "method", "policy",
-                          "coverage", "cases", "rows", "verdict", "scope", "merged_from", "interrupted",
-                          "profile", "providers"});
+    in.only_keys(j, "$",
+                 {"schema_version", "label", "generated_at", "tool", "environment", "method", "policy", "coverage",
+                  "cases", "rows", "verdict", "scope", "merged_from", "interrupted", "profile", "providers"});
   r.label = in.text(j, "$", "label");
   r.generated_at = in.text(j, "$", "generated_at");
   const json& tool = in.field(j, "$", "tool");
   r.tool = {in.text(tool, "tool", "name"), in.text(tool, "tool", "version"), in.text(tool, "tool", "git_revision")};
   if (r.tool.name != "scancheck") in.fail("tool.name", fmt::format("written by '{}', not scancheck", r.tool.name));
   const json& env = in.field(j, "$", "environment");
-  r.environment = {in.text(env, "environment", "executor"),     in.optional_text(env, "environment", "device"),
-                   in.text(env, "environment", "compiler"),     in.optional_text(env, "environment", "cuda"),
-                   in.text(env, "environment", "host"),
-                   static_cast<int>(in.integer(env, "environment", "threads"))};
+  r.environment = {
+      in.text(env, "environment", "executor"), in.optional_text(env, "environment", "device"),
+      in.text(env, "environment", "compiler"), in.optional_text(env, "environment", "cuda"),
+      in.text(env, "environment", "host"),     static_cast<int>(in.integer(env, "environment", "threads"))};
   const json& method = in.field(j, "$", "method");
-  r.method = {in.text(method, "method", "preset"),   in.text(method, "method", "reference_precision"),
-              in.text(method, "method", "bounds"),   in.text(method, "method", "baseline"),
-              in.text(method, "method", "sampling"), in.unsigned_integer(method, "method", "seed"),
-              in.text(method, "method", "backends"), in.positive_integers(method, "method", "lengths"),
+  r.method = {in.text(method, "method", "preset"),
+              in.text(method, "method", "reference_precision"),
+              in.text(method, "method", "bounds"),
+              in.text(method, "method", "baseline"),
+              in.text(method, "method", "sampling"),
+              in.unsigned_integer(method, "method", "seed"),
+              in.text(method, "method", "backends"),
+              in.positive_integers(method, "method", "lengths"),
               in.shard(method)};
   r.policy = TolerancePolicy::from_json(in.field(j, "$", "policy"), source + ": policy");
   const json& cov = in.field(j, "$", "coverage");
-  r.coverage = {in.count(cov, "coverage", "backends_total"),   in.count(cov, "coverage", "backends_checked"),
-                in.count(cov, "coverage", "cases"),            in.count(cov, "coverage", "shapes"),
-                in.count(cov, "coverage", "rows"),             in.count(cov, "coverage", "elements_total"),
-                in.count(cov, "coverage", "elements_verified"), in.real(cov, "coverage", "fraction_verified"),
-                in.shard_coverage(cov),                        in.tiers(cov, "coverage")};
+  r.coverage = {in.count(cov, "coverage", "backends_total"),
+                in.count(cov, "coverage", "backends_checked"),
+                in.count(cov, "coverage", "cases"),
+                in.count(cov, "coverage", "shapes"),
+                in.count(cov, "coverage", "rows"),
+                in.count(cov, "coverage", "elements_total"),
+                in.count(cov, "coverage", "elements_verified"),
+                in.real(cov, "coverage", "fraction_verified"),
+                in.shard_coverage(cov),
+                in.tiers(cov, "coverage")};
   const json& cases = in.array(j, "$", "cases");
   std::set<std::string> ids;
   for (std::size_t i = 0; i < cases.size(); ++i) {
@@ -355,8 +372,7 @@ Report from_json(const json& j, const std::string& source) {
 }
 
 Report load_report(const std::filesystem::path& argument) {
-  const std::filesystem::path path =
-      std::filesystem::is_directory(argument) ? argument / "report.json" : argument;
+  const std::filesystem::path path = std::filesystem::is_directory(argument) ? argument / "report.json" : argument;
   const json j = read_json_file(path, "the report");
   return from_json(j, path.string());
 }

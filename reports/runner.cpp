@@ -76,8 +76,8 @@ std::vector<PlannedCase> ladder_cases(const ReportOptions& o, const std::vector<
 
 //! The production shapes of the seed workloads, with 16 gate heads (they divide every width).
 const std::vector<Shape>& seed_shapes() {
-  static const std::vector<Shape> shapes{{4, 2048, 2048, 16}, {1, 8192, 2560, 16}, {1, 32768, 1024, 16},
-                                         {1, 32768, 2048, 16}};
+  static const std::vector<Shape> shapes{
+      {4, 2048, 2048, 16}, {1, 8192, 2560, 16}, {1, 32768, 1024, 16}, {1, 32768, 2048, 16}};
   return shapes;
 }
 
@@ -102,8 +102,9 @@ std::vector<PlannedCase> production_shape_cases(const ReportOptions& o, Group gr
     PlannedCase planned{r, o.reference_precision, std::nullopt, o.policy.strict, {}};
     if (o.sample) {
       const std::uint64_t pick = r.seed * 0x9e3779b97f4a7c15ULL;
-      planned.sample = std::vector<Block>{{static_cast<std::int64_t>(pick % static_cast<std::uint64_t>(s.batch)),
-                                           static_cast<std::int64_t>((pick >> 32) % static_cast<std::uint64_t>(s.heads))}};
+      planned.sample =
+          std::vector<Block>{{static_cast<std::int64_t>(pick % static_cast<std::uint64_t>(s.batch)),
+                              static_cast<std::int64_t>((pick >> 32) % static_cast<std::uint64_t>(s.heads))}};
     }
     cases.push_back(std::move(planned));
     ++index;
@@ -188,10 +189,10 @@ Report header(const ReportOptions& o, const ReportPlan& plan) {
   r.coverage.backends_total = static_cast<std::int64_t>(registry().size());
   r.scope = default_scope(r.method);
   if (r.method.shard)
-    r.scope.push_back(fmt::format("Shard {} of {} (indices from 0): the {} of the plan's {} cases whose index is {} "
-                                  "modulo {}; `scancheck merge` joins the shards.",
-                                  o.shard.index, o.shard.count, plan.cases.size(), plan.cases_unsharded,
-                                  o.shard.index, o.shard.count));
+    r.scope.push_back(fmt::format(
+        "Shard {} of {} (indices from 0): the {} of the plan's {} cases whose index is {} "
+        "modulo {}; `scancheck merge` joins the shards.",
+        o.shard.index, o.shard.count, plan.cases.size(), plan.cases_unsharded, o.shard.index, o.shard.count));
   return r;
 }
 
@@ -228,12 +229,13 @@ std::vector<Row> rows_of(const BackendResult& result, const BackendInfo& backend
     for (const std::string& note : result.notes)
       if (direction_of(backend.architecture, note.substr(0, note.find(':'))) == direction) row.notes.push_back(note);
     row.seed = entry.request.seed;
-    row.repro = fmt::format("scancheck check {}{} --backend '{}'", backend.loaded_by.empty() ? "" : backend.loaded_by + " ",
-                            entry.repro, backend.name);
+    row.repro = fmt::format("scancheck check {}{} --backend '{}'",
+                            backend.loaded_by.empty() ? "" : backend.loaded_by + " ", entry.repro, backend.name);
     for (const std::string& name : result.missing)
       if (direction_of(backend.architecture, name) == direction) row.missing.push_back(name);
     for (const std::string& what : result.misshapen)
-      if (direction_of(backend.architecture, what.substr(0, what.find(':'))) == direction) row.misshapen.push_back(what);
+      if (direction_of(backend.architecture, what.substr(0, what.find(':'))) == direction)
+        row.misshapen.push_back(what);
     for (const TensorResult& t : result.tensors)
       if (direction_of(backend.architecture, t.metrics.name) == direction)
         row.tensors.push_back({t.metrics, t.verdict.pass, t.verdict.reasons});
@@ -260,12 +262,13 @@ const std::vector<std::string>& preset_names() {
 //! The scale preset is for backends whose indices may wrap at 2^31 (device kernels, users' own); the host
 //! twins index in 64 bits. Its shapes must also fit this machine's memory, said before anything runs.
 void require_index_limit_suspects(const ReportPlan& plan) {
-  const bool suspects = plan.executor == Executor::cuda ||
-                        std::any_of(plan.backends.begin(), plan.backends.end(),
-                                    [](const BackendInfo* b) { return !b->loaded_by.empty(); });
+  const bool suspects =
+      plan.executor == Executor::cuda || std::any_of(plan.backends.begin(), plan.backends.end(),
+                                                     [](const BackendInfo* b) { return !b->loaded_by.empty(); });
   if (!suspects)
-    throw InputError("preset scale checks 32-bit index limits of GPU and foreign backends, and the host twins index "
-                     "in 64 bits: run it with --executor cuda on a GPU machine, or with --worker/--plugin backends");
+    throw InputError(
+        "preset scale checks 32-bit index limits of GPU and foreign backends, and the host twins index "
+        "in 64 bits: run it with --executor cuda on a GPU machine, or with --worker/--plugin backends");
   for (const PlannedCase& c : plan.cases) validate(c.request.architecture, c.request.shape);
 }
 
@@ -279,7 +282,8 @@ ReportPlan plan_report(const ReportOptions& o) {
   if (production_shapes(o.preset) && !o.lengths.empty())
     throw InputError(fmt::format("--lengths applies to the quick and ci presets; {} runs its own shapes", o.preset));
   if (production_shapes(o.preset) && !o.regimes.empty())
-    throw InputError(fmt::format("--regimes applies to the quick and ci presets; {} runs the default regime", o.preset));
+    throw InputError(
+        fmt::format("--regimes applies to the quick and ci presets; {} runs the default regime", o.preset));
   if (o.sample && !production_shapes(o.preset))
     throw InputError("--sample applies to the seed-shapes and scale presets; quick and ci verify every element");
   if (o.reference_precision != Precision::tiered && o.reference_precision != Precision::float128)
@@ -301,7 +305,8 @@ ReportPlan plan_report(const ReportOptions& o) {
       for (PlannedCase c : cases) {
         c.request = fit_into(c.request, constraints);
         const std::string text = to_string(c.request);
-        if (std::none_of(fitted.begin(), fitted.end(), [&](const PlannedCase& d) { return to_string(d.request) == text; }))
+        if (std::none_of(fitted.begin(), fitted.end(),
+                         [&](const PlannedCase& d) { return to_string(d.request) == text; }))
           fitted.push_back(std::move(c));
       }
       cases = std::move(fitted);
@@ -333,8 +338,8 @@ std::vector<std::string> foreign_scope(const ReportPlan& plan,
     if (!b->computes(Direction::backward))
       lines.push_back(fmt::format("{} computes the forward pass only: its gradients were not checked.", b->name));
     if (!b->deterministic)
-      lines.push_back(fmt::format("{} is declared nondeterministic: run-to-run differences were not checked.",
-                                  b->name));
+      lines.push_back(
+          fmt::format("{} is declared nondeterministic: run-to-run differences were not checked.", b->name));
   }
   return lines;
 }
@@ -345,8 +350,8 @@ std::vector<ProviderEntry> providers_of(const ReportPlan& plan) {
   const auto said = [](const std::string& s) { return s.empty() ? std::nullopt : std::optional<std::string>(s); };
   std::vector<ProviderEntry> providers;
   for (const BackendInfo* b : plan.backends) {
-    if (b->provider.empty() || std::any_of(providers.begin(), providers.end(),
-                                           [&](const ProviderEntry& p) { return p.name == b->provider; }))
+    if (b->provider.empty() ||
+        std::any_of(providers.begin(), providers.end(), [&](const ProviderEntry& p) { return p.name == b->provider; }))
       continue;
     providers.push_back({b->provider, b->loaded_by, said(b->runtime), said(b->provenance.package),
                          said(b->provenance.version), said(b->provenance.commit)});
@@ -388,10 +393,9 @@ void record_verification(CaseEntry& entry, const Case& c, const ReferenceResult&
   entry.elements_verified = verified_elements(c, reference);
   entry.fraction_verified = static_cast<double>(entry.elements_verified) / static_cast<double>(entry.elements_total);
   if (reference.tiers)
-    entry.tiers = ReferenceTierCounts{entry.elements_verified - reference.tiers->uncertified_elements,
-                                      reference.tiers->uncertified_elements,
-                                      static_cast<std::int64_t>(reference.tiers->float128_blocks.size()),
-                                      reference.blocks_computed};
+    entry.tiers = ReferenceTierCounts{
+        entry.elements_verified - reference.tiers->uncertified_elements, reference.tiers->uncertified_elements,
+        static_cast<std::int64_t>(reference.tiers->float128_blocks.size()), reference.blocks_computed};
 }
 
 //! A case's reference, started with the case and taken when first needed. With the cuda executor it is
@@ -454,8 +458,7 @@ class ReportRun {
   //! The report: what an interruption left out, what the foreign backends' numbers do not say, the verdict.
   Report finish() && {
     if (stopped()) {
-      report_.interrupted =
-          fmt::format("{} of {} planned cases were run.", progress_.case_index, plan_.cases.size());
+      report_.interrupted = fmt::format("{} of {} planned cases were run.", progress_.case_index, plan_.cases.size());
       report_.scope.insert(report_.scope.begin(), "Interrupted: " + *report_.interrupted);
     }
     for (const std::string& line : foreign_scope(plan_, outside_)) report_.scope.push_back(line);

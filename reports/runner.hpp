@@ -41,17 +41,17 @@ struct ReportOptions {
   std::optional<std::string> backends;  //!< glob; nullopt: the preset's default
   std::optional<Executor> executor;     //!< nullopt: auto (cuda for seed-shapes when a device exists)
   std::uint64_t seed = 1;
-  std::string label;                    //!< default: the preset's name
-  std::vector<std::int64_t> lengths;    //!< quick and ci: the case lengths instead of the preset's ladder
-  std::vector<Regime> regimes;          //!< quick and ci: the cases' regimes in turn instead of drawn ones
+  std::string label;                  //!< default: the preset's name
+  std::vector<std::int64_t> lengths;  //!< quick and ci: the case lengths instead of the preset's ladder
+  std::vector<Regime> regimes;        //!< quick and ci: the cases' regimes in turn instead of drawn ones
   TolerancePolicy policy;
-  int threads = 0;                      //!< reference threads (0: all cores)
+  int threads = 0;  //!< reference threads (0: all cores)
   int timing_warmup = 3, timing_repeats = 10;
   const std::atomic<bool>* stop = nullptr;  //!< set to stop after the current case; the report says so
-  double max_reference_seconds = 0;     //!< > 0: refuse the plan if one case's reference would take longer
-  ShardOf shard;                        //!< run only the cases whose plan index is shard.index mod shard.count
+  double max_reference_seconds = 0;         //!< > 0: refuse the plan if one case's reference would take longer
+  ShardOf shard;                            //!< run only the cases whose plan index is shard.index mod shard.count
   Precision reference_precision = Precision::tiered;  //!< tiered or float128
-  bool sample = false;                  //!< seed-shapes: one (batch, head) block per case instead of all
+  bool sample = false;                                //!< seed-shapes: one (batch, head) block per case instead of all
 };
 
 //! One case the report runs: its request and what the reference computes of it.
@@ -59,7 +59,7 @@ struct PlannedCase {
   CaseRequest request;
   Precision precision = Precision::float128;
   std::optional<std::vector<Block>> sample;  //!< nullopt: every block
-  bool notes = true;  //!< also the strict bounds behind the notes (always with --strict)
+  bool notes = true;                         //!< also the strict bounds behind the notes (always with --strict)
   //! The backends that run it: those of its architecture and io dtype whose constraints it was planned for.
   std::vector<const BackendInfo*> backends;
 };
@@ -68,7 +68,7 @@ struct ReportPlan {
   std::vector<PlannedCase> cases;
   std::vector<const BackendInfo*> backends;
   Executor executor = Executor::host;
-  std::int64_t backend_runs = 0;  //!< sum over cases of the backends of their architecture and dtype
+  std::int64_t backend_runs = 0;     //!< sum over cases of the backends of their architecture and dtype
   std::int64_t cases_unsharded = 0;  //!< the whole plan's cases, of which a shard runs every count-th
 };
 

@@ -12,9 +12,9 @@
 namespace scancheck::cuda {
 
 struct DeviceStatus {
-  int count = 0;            //!< usable devices
-  std::string name;         //!< the current device's name when count > 0
-  std::string reason;       //!< why count == 0
+  int count = 0;       //!< usable devices
+  std::string name;    //!< the current device's name when count > 0
+  std::string reason;  //!< why count == 0
 };
 
 //! The first call adopts a CTest resource group's GPU (CTEST_RESOURCE_GROUP_0_GPUS) as the only visible one.

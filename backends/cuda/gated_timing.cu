@@ -134,5 +134,4 @@ double gated_minimum_bytes(std::string_view kernel, const GatedArrays& io, const
   return -1;
 }
 
-
 }  // namespace scancheck::backends

@@ -89,7 +89,8 @@ json backend_json(const scancheck_backend& b, const std::string& at, const std::
   if (b.passes == SCANCHECK_PASS_FORWARD) j["passes"] = {"forward"};
   else if (b.passes != 0 && b.passes != (SCANCHECK_PASS_FORWARD | SCANCHECK_PASS_BACKWARD))
     bad_plugin(path, fmt::format("{}.passes is {:#x}, not SCANCHECK_PASS_FORWARD, SCANCHECK_PASS_FORWARD | "
-                                 "SCANCHECK_PASS_BACKWARD or 0 (both)", at, b.passes));
+                                 "SCANCHECK_PASS_BACKWARD or 0 (both)",
+                                 at, b.passes));
   if (b.nondeterministic) j["deterministic"] = false;
   const json constraints = constraints_json(b.constraints, at, path);
   if (!constraints.empty()) j["constraints"] = constraints;
@@ -100,8 +101,8 @@ json backend_json(const scancheck_backend& b, const std::string& at, const std::
 std::string hello_line_of(const scancheck_provider& table, const std::string& path) {
   if (!table.name) bad_plugin(path, "its table's name is NULL");
   if (table.backend_count == 0) bad_plugin(path, "its table declares no backend (backend_count is 0)");
-  if (!table.backends) bad_plugin(path, fmt::format("its table's backends is NULL with backend_count {}",
-                                                    table.backend_count));
+  if (!table.backends)
+    bad_plugin(path, fmt::format("its table's backends is NULL with backend_count {}", table.backend_count));
   json backends = json::array();
   for (std::size_t i = 0; i < table.backend_count; ++i)
     backends.push_back(backend_json(table.backends[i], fmt::format("backends[{}]", i), path));
@@ -126,14 +127,16 @@ struct Staged {
   Dims dims;
   DLDataType dtype{};
   std::int64_t elements = 0;
-  std::size_t bytes = 0;         // of the tensor itself
-  std::size_t offset = 0;        // bytes before it in its image (an output's front guard)
+  std::size_t bytes = 0;   // of the tensor itself
+  std::size_t offset = 0;  // bytes before it in its image (an output's front guard)
   std::size_t image_bytes = 0;
   std::unique_ptr<std::byte, FreeDeleter> host;
   std::unique_ptr<plugin_device::Memory> device;
   const void* original = nullptr;  // an input's data in the case
 
-  void* data() const { return static_cast<std::byte*>(device ? device->get() : static_cast<void*>(host.get())) + offset; }
+  void* data() const {
+    return static_cast<std::byte*>(device ? device->get() : static_cast<void*>(host.get())) + offset;
+  }
   const std::byte* host_tensor() const { return host.get() + offset; }
 };
 
@@ -214,12 +217,14 @@ Plugin::Plugin(std::string path) : path_(std::move(path)) {
   void* entry = ::dlsym(library, SCANCHECK_PLUGIN_ENTRY);
   if (!entry)
     bad_plugin(path_, fmt::format("has no entry point '{}' (include/scancheck/plugin.h: export it with "
-                                  "SCANCHECK_PLUGIN_EXPORT)", SCANCHECK_PLUGIN_ENTRY));
+                                  "SCANCHECK_PLUGIN_EXPORT)",
+                                  SCANCHECK_PLUGIN_ENTRY));
   table_ = reinterpret_cast<scancheck_plugin_fn>(entry)();
   if (!table_) bad_plugin(path_, fmt::format("its entry point '{}' returned NULL", SCANCHECK_PLUGIN_ENTRY));
   if (table_->abi_version != SCANCHECK_PLUGIN_ABI_VERSION)
     bad_plugin(path_, fmt::format("its table has ABI version {}, which this scancheck does not know (it knows "
-                                  "version {})", table_->abi_version, SCANCHECK_PLUGIN_ABI_VERSION));
+                                  "version {})",
+                                  table_->abi_version, SCANCHECK_PLUGIN_ABI_VERSION));
   hello_line_ = hello_line_of(*table_, path_);
   hello_ = parse_hello_answer(hello_line_, fmt::format("plugin {}", path_));
 }
@@ -244,11 +249,11 @@ Outputs Plugin::run(std::size_t index, const Case& c) {
       if (std::find(declared.passes.begin(), declared.passes.end(), spec.direction) != declared.passes.end())
         outputs.push_back(stage_output(spec.name, spec.dims, device));
     } else if (spec.integer) {
-      inputs.push_back(stage_input(spec.name, c.segment_pos.dims(), c.segment_pos.data(), DLDataType{kDLInt, 32, 1},
-                                   device));
+      inputs.push_back(
+          stage_input(spec.name, c.segment_pos.dims(), c.segment_pos.data(), DLDataType{kDLInt, 32, 1}, device));
     } else if (c.has(spec.name)) {
-      inputs.push_back(stage_input(spec.name, c.at(spec.name).dims(), c.at(spec.name).data(),
-                                   DLDataType{kDLFloat, 32, 1}, device));
+      inputs.push_back(
+          stage_input(spec.name, c.at(spec.name).dims(), c.at(spec.name).data(), DLDataType{kDLFloat, 32, 1}, device));
     }
   }
   std::vector<scancheck_tensor> input_views, output_views;
@@ -319,7 +324,8 @@ void load_plugins_in_process(const std::vector<std::string>& paths, BackendRegis
           return p->run(i, c);
         } catch (const PluginDeviceFault& e) {
           throw BackendError(fmt::format("backend {} (in process) on {}: CUDA error after its run, the process's "
-                                         "CUDA context may be lost: {}", name, to_string(c.shape), e.what()),
+                                         "CUDA context may be lost: {}",
+                                         name, to_string(c.shape), e.what()),
                              RunFailure::fault);
         }
       };

@@ -14,8 +14,8 @@
 
 #include <fmt/format.h>
 
-#include "backends/foreign/shell_words.hpp"
 #include <nlohmann/json.hpp>
+#include "backends/foreign/shell_words.hpp"
 
 #include "backends/foreign/plugin.hpp"
 #include "core/case_dir.hpp"
@@ -69,7 +69,8 @@ std::string dumped(const json& j) { return j.dump(-1, ' ', false, json::error_ha
 json run_answer(Plugin& plugin, const json& request) {
   const std::int64_t id = request.at("id").get<std::int64_t>();
   const std::string token = request.at("backend").get<std::string>();
-  const std::filesystem::path case_dir = request.at("case").get<std::string>(), out = request.at("out").get<std::string>();
+  const std::filesystem::path case_dir = request.at("case").get<std::string>(),
+                              out = request.at("out").get<std::string>();
   const auto failed = [id](const std::string& error) { return json{{"id", id}, {"ok", false}, {"error", error}}; };
   const std::optional<std::size_t> index = plugin.find(token);
   if (!index) return failed(fmt::format("plugin {} has no backend '{}'", plugin.path(), token));

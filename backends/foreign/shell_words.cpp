@@ -11,9 +11,7 @@ std::vector<std::string> split_shell_words(std::string_view command) {
   std::vector<std::string> words;
   std::string word;
   bool in_word = false;
-  const auto fail = [&](std::string_view why) {
-    throw InputError(fmt::format("--worker '{}': {}", command, why));
-  };
+  const auto fail = [&](std::string_view why) { throw InputError(fmt::format("--worker '{}': {}", command, why)); };
   for (std::size_t i = 0; i < command.size(); ++i) {
     const char ch = command[i];
     if (ch == ' ' || ch == '\t' || ch == '\n') {

@@ -63,7 +63,9 @@ std::string Worker::label() const {
 double default_timeout(const Case& c) { return 60 + 1e-6 * static_cast<double>(element_count_of(c)); }
 
 Worker::Worker(std::string command, WorkerOptions options, std::string loaded_by)
-    : command_(std::move(command)), argv_(split_shell_words(command_)), options_(options),
+    : command_(std::move(command)),
+      argv_(split_shell_words(command_)),
+      options_(options),
       scratch_(make_scratch_directory()),
       loaded_by_(loaded_by.empty() ? "--worker " + quoted_word(command_) : std::move(loaded_by)) {
   try {
@@ -111,7 +113,8 @@ void Worker::start() {
     process_.reset();
     throw;
   }
-  if (!hello_.provider.empty() && (hello.provider != hello_.provider || hello.backends.size() != hello_.backends.size()))
+  if (!hello_.provider.empty() &&
+      (hello.provider != hello_.provider || hello.backends.size() != hello_.backends.size()))
     failed(fmt::format("declared provider '{}' with {} backends after a restart, not '{}' with {}", hello.provider,
                        hello.backends.size(), hello_.provider, hello_.backends.size()));
   hello_ = std::move(hello);
@@ -124,11 +127,11 @@ void Worker::lost(const DeclaredBackend& backend, RunFailure kind, const std::st
   std::string message = fmt::format("{} {} ({})", label(), what, ended);
   const std::string token = backend.token();
   if (++consecutive_faults_[token] >= options_.max_consecutive_faults) {
-    given_up_[token] = fmt::format("{} was given up after {} faults or timeouts in a row; its remaining runs "
-                                   "were not attempted",
-                                   to_string(BackendName{hello_.provider, backend.architecture, backend.variant,
-                                                         backend.io_dtype}),
-                                   consecutive_faults_[token]);
+    given_up_[token] = fmt::format(
+        "{} was given up after {} faults or timeouts in a row; its remaining runs "
+        "were not attempted",
+        to_string(BackendName{hello_.provider, backend.architecture, backend.variant, backend.io_dtype}),
+        consecutive_faults_[token]);
     message += "; " + given_up_[token];
   }
   throw BackendError(message, kind, last_log_);
@@ -146,10 +149,11 @@ Outputs Worker::run(const DeclaredBackend& backend, const Case& c) {
       failed_restarts_ = 0;
     } catch (const InputError& e) {
       if (++failed_restarts_ >= 2)
-        worker_given_up_ = fmt::format("{} could not be restarted twice in a row and was given up; its "
-                                       "remaining runs were not attempted", label());
-      throw BackendError(fmt::format("{} could not be restarted: {}", label(), e.what()), RunFailure::fault,
-                         last_log_);
+        worker_given_up_ = fmt::format(
+            "{} could not be restarted twice in a row and was given up; its "
+            "remaining runs were not attempted",
+            label());
+      throw BackendError(fmt::format("{} could not be restarted: {}", label(), e.what()), RunFailure::fault, last_log_);
     }
   }
   const std::int64_t id = next_id_++;

@@ -31,8 +31,8 @@
 namespace scancheck::foreign {
 
 struct WorkerOptions {
-  std::optional<double> timeout;  //!< seconds per run; default: default_timeout(case)
-  double hello_timeout = 120;     //!< a Python worker importing PyTorch takes seconds
+  std::optional<double> timeout;   //!< seconds per run; default: default_timeout(case)
+  double hello_timeout = 120;      //!< a Python worker importing PyTorch takes seconds
   int max_consecutive_faults = 5;  //!< per backend, then it is given up
 };
 
@@ -75,9 +75,9 @@ class Worker {
   std::filesystem::path scratch_;
   std::int64_t next_id_ = 1;
   std::map<std::string, int> consecutive_faults_;  //!< per backend token
-  std::map<std::string, std::string> given_up_;     //!< backend token -> the message its later runs fail with
+  std::map<std::string, std::string> given_up_;    //!< backend token -> the message its later runs fail with
   int failed_restarts_ = 0;
-  std::string worker_given_up_;                     //!< set when the worker itself cannot be restarted
+  std::string worker_given_up_;  //!< set when the worker itself cannot be restarted
   std::string last_log_;
   std::string loaded_by_;
   std::mutex mutex_;

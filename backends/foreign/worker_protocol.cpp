@@ -38,9 +38,9 @@ BackendConstraints constraints_of(const JsonReader& in, const json& j, const std
   if (!in.has(j, "constraints")) return c;
   const json& k = in.object(in.field(j, path, "constraints"), path + ".constraints");
   const std::string p = path + ".constraints";
-  static const std::set<std::string> known{"width_multiple", "max_width", "max_length", "max_batch", "heads",
-                                           "min_length", "length_multiple", "positive_decays", "resets_at_start",
-                                           "sqrt_gradient", "h0", "dh_last", "resets"};
+  static const std::set<std::string> known{
+      "width_multiple",  "max_width",       "max_length",    "max_batch", "heads",   "min_length", "length_multiple",
+      "positive_decays", "resets_at_start", "sqrt_gradient", "h0",        "dh_last", "resets"};
   for (const auto& [key, value] : k.items())
     if (!known.count(key)) in.fail(p, fmt::format("unknown constraint '{}'", key));
   if (in.has(k, "width_multiple")) c.width_multiple = in.positive_integer(k, p, "width_multiple");
@@ -80,8 +80,8 @@ BackendConstraints constraints_of(const JsonReader& in, const json& j, const std
 DecaySpace decay_space_of(const JsonReader& in, const json& j, const std::string& path, Architecture architecture) {
   const DecaySpace form = in.named(j, path, "decays", parse_decay_space);
   if (form != DecaySpace::linear && !describe(architecture).log_decays)
-    in.fail(JsonReader::join(path, "decays"), fmt::format("{} has no decays a kernel can take in log space",
-                                                          to_string(architecture)));
+    in.fail(JsonReader::join(path, "decays"),
+            fmt::format("{} has no decays a kernel can take in log space", to_string(architecture)));
   return form;
 }
 
@@ -91,13 +91,12 @@ std::vector<std::string> omitted_gradients(const JsonReader& in, const json& j, 
                                            DecaySpace decays) {
   if (!in.has(j, "omits")) return {};
   std::vector<std::string> names = in.strings(j, path, "omits");
-  const std::vector<TensorSpec> outputs =
-      tensor_layout(architecture, Shape{1, 1, 2, 1}, TensorRole::output, decays);
+  const std::vector<TensorSpec> outputs = tensor_layout(architecture, Shape{1, 1, 2, 1}, TensorRole::output, decays);
   for (const std::string& name : names) {
     const auto it = std::find_if(outputs.begin(), outputs.end(), [&](const TensorSpec& s) { return s.name == name; });
     if (it == outputs.end() || it->direction != Direction::backward)
-      in.fail(JsonReader::join(path, "omits"), fmt::format("'{}' is not a gradient of {}", name,
-                                                            to_string(architecture)));
+      in.fail(JsonReader::join(path, "omits"),
+              fmt::format("'{}' is not a gradient of {}", name, to_string(architecture)));
   }
   if (!names.empty() && passes.size() == 1)
     in.fail(JsonReader::join(path, "omits"), "a forward-only backend computes no gradient to omit");
@@ -151,8 +150,8 @@ BackendInfo DeclaredBackend::info(const std::string& provider, const std::string
 void require_new_provider(const BackendRegistry& registry, const std::string& provider, const std::string& loaded_by) {
   const std::vector<std::string> taken = registry.providers();
   if (std::find(taken.begin(), taken.end(), provider) != taken.end())
-    throw InputError(fmt::format("{} declares provider '{}', which another worker or plugin already has", loaded_by,
-                                 provider));
+    throw InputError(
+        fmt::format("{} declares provider '{}', which another worker or plugin already has", loaded_by, provider));
 }
 
 std::string hello_request() { return json{{"op", "hello"}, {"protocol", protocol_version}}.dump(); }
@@ -171,8 +170,8 @@ HelloAnswer parse_hello_answer(std::string_view line, const std::string& source)
   in.object(j, "$");
   const std::int64_t protocol = in.integer(j, "$", "protocol");
   if (protocol != protocol_version)
-    in.fail("protocol", fmt::format("protocol version {} is not one scancheck speaks (it speaks {})", protocol,
-                                    protocol_version));
+    in.fail("protocol",
+            fmt::format("protocol version {} is not one scancheck speaks (it speaks {})", protocol, protocol_version));
   HelloAnswer hello;
   hello.provider = in.text(j, "$", "provider");
   if (!is_provider_name(hello.provider)) in.fail("provider", fmt::format("'{}' is not [a-z0-9_-]+", hello.provider));

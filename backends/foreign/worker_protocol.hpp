@@ -41,14 +41,14 @@ void require_new_provider(const BackendRegistry& registry, const std::string& pr
 struct HelloAnswer {
   std::string provider;
   std::vector<DeclaredBackend> backends;
-  std::string runtime;    //!< optional "runtime": what the kernels run on; empty when not said
+  std::string runtime;           //!< optional "runtime": what the kernels run on; empty when not said
   BackendProvenance provenance;  //!< optional "provenance": package, version, commit
 };
 
 struct RunAnswer {
   std::int64_t id = 0;
   bool ok = false;
-  std::string error;  //!< ok: false
+  std::string error;                              //!< ok: false
   std::optional<double> forward_ms, backward_ms;  //!< the worker's own device times, when it measured them
 };
 

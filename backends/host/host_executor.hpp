@@ -127,37 +127,26 @@ class HostExecutor {
   //! Row i of C[h] on its own, from aligned copies (`in`, `out`: k and n elements), so that its bits do not
   //! depend on where the row sits in a blocked product: rows of A are rows of the case (batch entries times
   //! time steps), and a batch permutation must permute the outputs bitwise.
-  static void row_product(const StridedBatchedGemm& g, std::int64_t h, std::int64_t i, RowVector& in,
-                          RowVector& out) {
+  static void row_product(const StridedBatchedGemm& g, std::int64_t h, std::int64_t i, RowVector& in, RowVector& out) {
     const ConstView a = operand(g.a, h, g.m, g.k), b = operand(g.b, h, g.k, g.n);
     in = a.row(i);
-    if (g.b.transposed)
-      out.noalias() = in * b.transpose();
-    else
-      out.noalias() = in * b;
+    if (g.b.transposed) out.noalias() = in * b.transpose();
+    else out.noalias() = in * b;
     View c = product(g, h);
-    if (g.beta == 0.0f)
-      c.row(i) = out;
-    else
-      c.row(i) = g.beta * c.row(i) + out;
+    if (g.beta == 0.0f) c.row(i) = out;
+    else c.row(i) = g.beta * c.row(i) + out;
   }
 
   //! C[h] as one blocked product: the weight gradients (A transposed) sum over the case's rows anyway.
   static void blocked_product(const StridedBatchedGemm& g, std::int64_t h) {
     const ConstView a = operand(g.a, h, g.m, g.k), b = operand(g.b, h, g.k, g.n);
     View c = product(g, h);
-    if (g.beta == 0.0f)
-      c.setZero();
-    else
-      c *= g.beta;
-    if (g.a.transposed && g.b.transposed)
-      c.noalias() += a.transpose() * b.transpose();
-    else if (g.a.transposed)
-      c.noalias() += a.transpose() * b;
-    else if (g.b.transposed)
-      c.noalias() += a * b.transpose();
-    else
-      c.noalias() += a * b;
+    if (g.beta == 0.0f) c.setZero();
+    else c *= g.beta;
+    if (g.a.transposed && g.b.transposed) c.noalias() += a.transpose() * b.transpose();
+    else if (g.a.transposed) c.noalias() += a.transpose() * b;
+    else if (g.b.transposed) c.noalias() += a * b.transpose();
+    else c.noalias() += a * b;
   }
 
   //! Calls range(begin, end) on contiguous ranges covering [0, n): at most `parts` of them (and `threads`),

@@ -51,9 +51,13 @@ SC_HD float to_float(float x) { return x; }
 template <class IO>
 SC_HD void store(IO* p, std::int64_t i, float v);
 template <>
-SC_HD void store<float>(float* p, std::int64_t i, float v) { p[i] = v; }
+SC_HD void store<float>(float* p, std::int64_t i, float v) {
+  p[i] = v;
+}
 template <>
-SC_HD void store<bf16>(bf16* p, std::int64_t i, float v) { p[i] = to_bf16(v); }
+SC_HD void store<bf16>(bf16* p, std::int64_t i, float v) {
+  p[i] = to_bf16(v);
+}
 
 struct cfloat {
   float re, im;
@@ -68,10 +72,16 @@ SC_HD float conj(float x) { return x; }
 template <class F>
 SC_HD F one();
 template <>
-SC_HD float one<float>() { return 1.0f; }
+SC_HD float one<float>() {
+  return 1.0f;
+}
 template <>
-SC_HD cfloat one<cfloat>() { return {1.0f, 0.0f}; }
+SC_HD cfloat one<cfloat>() {
+  return {1.0f, 0.0f};
+}
 template <class F>
-SC_HD F zero() { return F{}; }
+SC_HD F zero() {
+  return F{};
+}
 
 }  // namespace scancheck::kernels

@@ -35,10 +35,8 @@ struct NaiveSoftplusParameters {
 struct NaiveSoftplus : Unchanged {
   template <class Exec, class Body>
   void launch(Exec& ex, const std::string& name, kernels::Grid grid, const Body& body) {
-    if constexpr (is_lane_body_v<Body, kernels::SoftplusParameters>)
-      ex.launch(name, grid, naive(body));
-    else
-      ex.launch(name, grid, body);
+    if constexpr (is_lane_body_v<Body, kernels::SoftplusParameters>) ex.launch(name, grid, naive(body));
+    else ex.launch(name, grid, body);
   }
   template <int V>
   static NaiveSoftplusParameters<V> naive(const kernels::SoftplusParameters<V>& b) {
@@ -73,10 +71,8 @@ struct RunDependentColumnSums : Unchanged {
   }
   template <class Exec, class Body>
   void launch(Exec& ex, const std::string& name, kernels::Grid grid, const Body& body) {
-    if constexpr (is_lane_body_v<Body, kernels::ColumnTotals>)
-      ex.launch(name, grid, rotated(body));
-    else
-      ex.launch(name, grid, body);
+    if constexpr (is_lane_body_v<Body, kernels::ColumnTotals>) ex.launch(name, grid, rotated(body));
+    else ex.launch(name, grid, body);
   }
   template <int V>
   RotatedColumnTotals<V> rotated(const kernels::ColumnTotals<V>& b) const {

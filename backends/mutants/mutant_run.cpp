@@ -12,7 +12,8 @@
 namespace scancheck::mutation {
 PreparedRun::PreparedRun(const BackendInfo& backend, const Case& c) : base(backend) {
   validate(c);
-  if (!base.builtin) throw InputError(fmt::format("{} is not a built-in backend: mutants mutate built-in launch sequences", base.name));
+  if (!base.builtin)
+    throw InputError(fmt::format("{} is not a built-in backend: mutants mutate built-in launch sequences", base.name));
   if (c.architecture != base.architecture || c.io_dtype != base.io_dtype)
     throw InputError(fmt::format("a mutant of {} cannot run a {} case with {} io", base.name, to_string(c.architecture),
                                  to_string(c.io_dtype)));

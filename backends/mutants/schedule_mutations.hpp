@@ -77,10 +77,8 @@ CorrectionSkippingLastGroup<F, V> skipping_last_group(const kernels::GroupCorrec
 struct CorrectionSkipsLastGroup : Unchanged {
   template <class Exec, class Body>
   void launch(Exec& ex, const std::string& name, kernels::Grid grid, const Body& body) {
-    if constexpr (is_body_v<Body, kernels::GroupCorrect>)
-      ex.launch(name, grid, skipping_last_group(body));
-    else
-      ex.launch(name, grid, body);
+    if constexpr (is_body_v<Body, kernels::GroupCorrect>) ex.launch(name, grid, skipping_last_group(body));
+    else ex.launch(name, grid, body);
   }
 };
 
@@ -108,8 +106,7 @@ struct SummaryDropsFirstDecay : Unchanged {
       ex.launch(name, grid, map_sequence(body, [&](const auto& seq) {
                   return FirstDecayDropped<std::decay_t<decltype(seq)>>{seq, body.chunks};
                 }));
-    else
-      ex.launch(name, grid, body);
+    else ex.launch(name, grid, body);
   }
 };
 
@@ -160,10 +157,8 @@ CarryTimesPreviousProductBody<Seq, V> previous_product(const kernels::CarryApply
 struct CarryTimesPreviousProduct : Unchanged {
   template <class Exec, class Body>
   void launch(Exec& ex, const std::string& name, kernels::Grid grid, const Body& body) {
-    if constexpr (is_body_v<Body, kernels::CarryApply>)
-      ex.launch(name, grid, previous_product(body));
-    else
-      ex.launch(name, grid, body);
+    if constexpr (is_body_v<Body, kernels::CarryApply>) ex.launch(name, grid, previous_product(body));
+    else ex.launch(name, grid, body);
   }
 };
 
@@ -187,7 +182,8 @@ struct TreeOffsetOffByOneBody {
     for (std::int64_t d = 1; d < count; d *= 2)
       for (std::int64_t s = count - 1; s > d; --s)  // the bug: s >= d
         for (std::int64_t l = 0; l < c.count; ++l)
-          kernels::compose_after(t.product[at(s, l)], t.local[at(s, l)], t.product[at(s - d, l)], t.local[at(s - d, l)]);
+          kernels::compose_after(t.product[at(s, l)], t.local[at(s, l)], t.product[at(s - d, l)],
+                                 t.local[at(s - d, l)]);
     const std::int64_t out = (n * t.chunks.count + j) * W + c.first;
     for (std::int64_t l = 0; l < c.count; ++l) {
       t.A[out + l] = t.product[at(count - 1, l)];
@@ -204,10 +200,8 @@ TreeOffsetOffByOneBody<Seq, V> offset_off_by_one(const kernels::ChunkTree<Seq, V
 struct TreeOffsetOffByOne : Unchanged {
   template <class Exec, class Body>
   void launch(Exec& ex, const std::string& name, kernels::Grid grid, const Body& body) {
-    if constexpr (is_body_v<Body, kernels::ChunkTree>)
-      ex.launch(name, grid, offset_off_by_one(body));
-    else
-      ex.launch(name, grid, body);
+    if constexpr (is_body_v<Body, kernels::ChunkTree>) ex.launch(name, grid, offset_off_by_one(body));
+    else ex.launch(name, grid, body);
   }
 };
 
@@ -224,7 +218,8 @@ struct CarryDropsChunksLastStep : Unchanged {
           const std::int64_t first = body.chunks.begin(j), count = body.chunks.end(j) - first;
           const std::int64_t step = first + (count > 1 ? count - 2 : 0);
           for (std::int64_t c = 0; c < g.channels; ++c) {
-            const std::int64_t from = (n * g.length + step) * g.channels + c, to = (n * body.chunks.count + j) * g.channels + c;
+            const std::int64_t from = (n * g.length + step) * g.channels + c,
+                               to = (n * body.chunks.count + j) * g.channels + c;
             body.A[to] = body.product[from];
             body.B[to] = body.local[from];
           }

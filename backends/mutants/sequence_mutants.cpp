@@ -18,10 +18,8 @@ template <template <class> class Decorator, bool backward>
 auto decorate_direction() {
   return decorate_sequences([](const auto& seq) {
     using Seq = std::decay_t<decltype(seq)>;
-    if constexpr (Seq::reverse == backward)
-      return Decorator<Seq>{seq};
-    else
-      return seq;
+    if constexpr (Seq::reverse == backward) return Decorator<Seq>{seq};
+    else return seq;
   });
 }
 

@@ -37,7 +37,7 @@ void scan(const scancheck_case& c) {
   const std::int64_t B = c.batch, L = c.length, W = c.width;
   const float* a = values(scancheck_find_input(&c, "a"));
   const float* b = values(scancheck_find_input(&c, "b"));
-  const float* h0 = values(scancheck_find_input(&c, "h0"));            // [B, W] or absent
+  const float* h0 = values(scancheck_find_input(&c, "h0"));  // [B, W] or absent
   const float* dh = values(scancheck_find_input(&c, "dh"));
   const float* dh_last = values(scancheck_find_input(&c, "dh_last"));  // [B, W] or absent
   float* h = values(scancheck_find_output(&c, "h"));

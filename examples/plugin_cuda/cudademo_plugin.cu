@@ -61,8 +61,9 @@ float* output(const scancheck_case* c, const char* name) {
 }
 
 int run(const scancheck_backend*, const scancheck_case* c, void* stream, char* error, std::size_t error_size) {
-  const ScanArgs s{c->batch, c->length, c->width, input(c, "a"), input(c, "b"), input(c, "h0"), input(c, "dh"),
-                   input(c, "dh_last"), output(c, "h"), output(c, "h_last"), output(c, "da"), output(c, "db"),
+  const ScanArgs s{c->batch,        c->length,           c->width,        input(c, "a"),
+                   input(c, "b"),   input(c, "h0"),      input(c, "dh"),  input(c, "dh_last"),
+                   output(c, "h"),  output(c, "h_last"), output(c, "da"), output(c, "db"),
                    output(c, "dh0")};
   const std::int64_t channels = c->batch * c->width;
   const int threads = 128;

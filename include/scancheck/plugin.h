@@ -76,10 +76,10 @@ extern "C" {
 
 /** The recurrences (../shared/spec/recurrences.md); values of `architecture` fields. */
 enum {
-  SCANCHECK_SCAN = 0,          /**< h_t = a_t h_{t-1} + b_t, real (section 1) */
-  SCANCHECK_COMPLEX_SCAN = 1,  /**< the same, complex, merged [Re | Im] layout (section 1) */
-  SCANCHECK_RGLRU = 2,         /**< RecurrentGemma's RG-LRU layer (section 2) */
-  SCANCHECK_COMPLEX_RGLRU = 3  /**< the RG-LRU with complex decays, merged layout (section 3) */
+  SCANCHECK_SCAN = 0,         /**< h_t = a_t h_{t-1} + b_t, real (section 1) */
+  SCANCHECK_COMPLEX_SCAN = 1, /**< the same, complex, merged [Re | Im] layout (section 1) */
+  SCANCHECK_RGLRU = 2,        /**< RecurrentGemma's RG-LRU layer (section 2) */
+  SCANCHECK_COMPLEX_RGLRU = 3 /**< the RG-LRU with complex decays, merged layout (section 3) */
 };
 
 /** The io dtypes; values of `io_dtype` fields. Tensors are float32 either way: a bfloat16 case holds
@@ -108,16 +108,16 @@ enum {
  * and shrinking stays inside them; `scancheck run` or `check` on a case outside them is bad input. A
  * zeroed struct accepts every valid case. */
 typedef struct scancheck_constraints {
-  int64_t width_multiple;   /**< W must be a multiple of it; 0 or 1: any W */
-  int64_t max_width;        /**< largest W; 0: no limit */
-  int64_t max_length;       /**< largest L; 0: no limit */
-  int64_t max_batch;        /**< largest B; 0: no limit */
-  const int64_t* heads;     /**< the head counts H it takes (each > 0), `head_count` of them */
-  size_t head_count;        /**< 0: any H (then `heads` is ignored) */
-  uint32_t sqrt_gradients;  /**< SCANCHECK_SQRT_GRADIENTS_* bits it implements (gated kinds); 0: both */
-  int32_t no_h0;            /**< nonzero: it takes no initial state (cases come without h0) */
-  int32_t no_dh_last;       /**< nonzero: it takes no dh_last (cases come without it) */
-  int32_t no_resets;        /**< nonzero: it takes no segment resets (gated kinds: segment_pos > 0 after t = 0) */
+  int64_t width_multiple;  /**< W must be a multiple of it; 0 or 1: any W */
+  int64_t max_width;       /**< largest W; 0: no limit */
+  int64_t max_length;      /**< largest L; 0: no limit */
+  int64_t max_batch;       /**< largest B; 0: no limit */
+  const int64_t* heads;    /**< the head counts H it takes (each > 0), `head_count` of them */
+  size_t head_count;       /**< 0: any H (then `heads` is ignored) */
+  uint32_t sqrt_gradients; /**< SCANCHECK_SQRT_GRADIENTS_* bits it implements (gated kinds); 0: both */
+  int32_t no_h0;           /**< nonzero: it takes no initial state (cases come without h0) */
+  int32_t no_dh_last;      /**< nonzero: it takes no dh_last (cases come without it) */
+  int32_t no_resets;       /**< nonzero: it takes no segment resets (gated kinds: segment_pos > 0 after t = 0) */
 } scancheck_constraints;
 
 /** A tensor with the name it has in a case directory (harness.md, "Cases"): "a", "x", "segment_pos",
@@ -174,23 +174,23 @@ typedef int (*scancheck_run_fn)(const scancheck_backend* self, const scancheck_c
 /** One backend: the fields of a worker's hello answer (foreign-backends.md, "Worker protocol") plus
  * where its tensors live and its run function. Its name is provider:architecture/variant@dtype. */
 struct scancheck_backend {
-  const char* variant;      /**< [A-Za-z0-9_.+-]+, e.g. "triton_chunk64" (required) */
-  int32_t architecture;     /**< SCANCHECK_SCAN, ... */
-  int32_t io_dtype;         /**< SCANCHECK_FLOAT32 or SCANCHECK_BFLOAT16 */
-  uint32_t passes;          /**< SCANCHECK_PASS_FORWARD, or FORWARD | BACKWARD; 0: both. A forward-only
-                                 backend is judged on its forward outputs alone. */
-  int32_t nondeterministic; /**< nonzero exempts it from the bitwise-determinism property (atomics) */
+  const char* variant;               /**< [A-Za-z0-9_.+-]+, e.g. "triton_chunk64" (required) */
+  int32_t architecture;              /**< SCANCHECK_SCAN, ... */
+  int32_t io_dtype;                  /**< SCANCHECK_FLOAT32 or SCANCHECK_BFLOAT16 */
+  uint32_t passes;                   /**< SCANCHECK_PASS_FORWARD, or FORWARD | BACKWARD; 0: both. A forward-only
+                                          backend is judged on its forward outputs alone. */
+  int32_t nondeterministic;          /**< nonzero exempts it from the bitwise-determinism property (atomics) */
   scancheck_constraints constraints; /**< the cases it accepts; zeroed: every valid case */
-  int32_t device_type;      /**< kDLCPU (host memory) or kDLCUDA (device memory and a stream) (required) */
-  scancheck_run_fn run;     /**< required */
-  void* user_data;          /**< the plugin's, passed back through `self`; scancheck never touches it */
+  int32_t device_type;               /**< kDLCPU (host memory) or kDLCUDA (device memory and a stream) (required) */
+  scancheck_run_fn run;              /**< required */
+  void* user_data;                   /**< the plugin's, passed back through `self`; scancheck never touches it */
 };
 
 /** The provider table the entry point returns. */
 typedef struct scancheck_provider {
-  uint32_t abi_version;             /**< SCANCHECK_PLUGIN_ABI_VERSION: first in every version */
-  const char* name;                 /**< the provider, [a-z0-9_-]+, e.g. "mykernels" */
-  size_t backend_count;             /**< at least 1 */
+  uint32_t abi_version;              /**< SCANCHECK_PLUGIN_ABI_VERSION: first in every version */
+  const char* name;                  /**< the provider, [a-z0-9_-]+, e.g. "mykernels" */
+  size_t backend_count;              /**< at least 1 */
   const scancheck_backend* backends; /**< `backend_count` of them, names unique; run in any order */
 } scancheck_provider;
 

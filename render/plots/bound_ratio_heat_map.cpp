@@ -67,15 +67,19 @@ HeatMap bound_ratios(const RowSet& rows) {
 //! A cell's size, the width a character of a backend name takes (monospace 10.5px), the legend's height.
 constexpr double cell_w = 58, cell_h = 14, name_char_w = 6.7, heat_legend_h = 64;
 
-std::string heat_cell(double x, double y, const HeatCell& cell, const std::string& backend,
-                      const std::string& tensor, double bound_factor) {
+std::string heat_cell(double x, double y, const HeatCell& cell, const std::string& backend, const std::string& tensor,
+                      double bound_factor) {
   const std::string where = escape(fmt::format("{} · {}", backend, tensor));
   if (!cell.measured)
-    return fmt::format("<rect class=\"cell unmeasured\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>{}: "
-                       "not measured</title></rect>\n", px(x), px(y), px(cell_w - 1), px(cell_h - 1), where);
+    return fmt::format(
+        "<rect class=\"cell unmeasured\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>{}: "
+        "not measured</title></rect>\n",
+        px(x), px(y), px(cell_w - 1), px(cell_h - 1), where);
   if (!cell.ratio)
-    return fmt::format("<rect class=\"cell unbounded\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>{}: "
-                       "no bound</title></rect>\n", px(x), px(y), px(cell_w - 1), px(cell_h - 1), where);
+    return fmt::format(
+        "<rect class=\"cell unbounded\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>{}: "
+        "no bound</title></rect>\n",
+        px(x), px(y), px(cell_w - 1), px(cell_h - 1), where);
   const double position = heat_position(*cell.ratio, bound_factor);
   return fmt::format(
       "<rect class=\"cell{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"><title>{}: bound ratio {}"
@@ -95,17 +99,22 @@ std::string heat_legend(double x, double y, double bound_factor) {
         px(w / steps + 0.5), heat_colour((i + 0.5) / steps));
   const auto tick = [&](double ratio, const std::string& label) {
     const double tx = x + w * heat_position(ratio, bound_factor);
-    put(out, "<line class=\"legend-tick\" x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\"/>\n<text class=\"tick\" "
-        "x=\"{0}\" y=\"{3}\" text-anchor=\"middle\">{4}</text>\n", px(tx), px(y), px(y + 16), px(y + 28), label);
+    put(out,
+        "<line class=\"legend-tick\" x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\"/>\n<text class=\"tick\" "
+        "x=\"{0}\" y=\"{3}\" text-anchor=\"middle\">{4}</text>\n",
+        px(tx), px(y), px(y + 16), px(y + 28), label);
   };
   tick(0.01, "≤0.01");
   if (bound_factor / 4 > 0.01) tick(bound_factor / 4, num(bound_factor / 4));
   tick(bound_factor, "≥" + num(bound_factor) + " (bound factor)");
   double at = x + w + 70;
-  for (const auto& [css, label] : {std::pair{"cell unbounded", "no bound"}, {"cell unmeasured", "not measured"},
+  for (const auto& [css, label] : {std::pair{"cell unbounded", "no bound"},
+                                   {"cell unmeasured", "not measured"},
                                    {"cell failed", "outlined: a row failed the tensor"}}) {
-    put(out, "<rect class=\"{}\" x=\"{}\" y=\"{}\" width=\"22\" height=\"12\" fill=\"#fff\"/><text class=\"tick\" "
-        "x=\"{}\" y=\"{}\">{}</text>\n", css, px(at), px(y), px(at + 28), px(y + 10), label);
+    put(out,
+        "<rect class=\"{}\" x=\"{}\" y=\"{}\" width=\"22\" height=\"12\" fill=\"#fff\"/><text class=\"tick\" "
+        "x=\"{}\" y=\"{}\">{}</text>\n",
+        css, px(at), px(y), px(at + 28), px(y + 10), label);
     at += 28 + 6.2 * static_cast<double>(std::string_view(label).size()) + 24;
   }
   return out;
@@ -113,8 +122,8 @@ std::string heat_legend(double x, double y, double bound_factor) {
 
 //! The band over the cells: the tensor names, rotated, and the title at its bottom left.
 std::string heat_map_header(std::string_view title, const HeatMap& m, double left, double header) {
-  std::string out = fmt::format("<text class=\"panel-title\" x=\"4\" y=\"{}\">{}</text>\n", px(header - 8),
-                                escape(title));
+  std::string out =
+      fmt::format("<text class=\"panel-title\" x=\"4\" y=\"{}\">{}</text>\n", px(header - 8), escape(title));
   for (std::size_t c = 0; c < m.tensors.size(); ++c)
     put(out, "<text class=\"column\" transform=\"translate({},{}) rotate(-35)\">{}</text>\n",
         px(left + cell_w * static_cast<double>(c) + cell_w / 2 - 6), px(header - 6), escape(m.tensors[c]));
@@ -145,9 +154,10 @@ std::string bound_ratio_heat_map(std::string_view title, const HeatMap& m, const
   const double header = std::max(40.0, 26 + 4.0 * static_cast<double>(longest_tensor));  // sin 35° of the names
   const double body = cell_h * static_cast<double>(m.backends.size());
   const double width = left + std::max(cell_w * static_cast<double>(m.tensors.size()) + 90, 900.0);
-  std::string out = fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" "
-                                "viewBox=\"0 0 {0} {1}\" role=\"img\" aria-label=\"{2}\">\n",
-                                px(width), px(header + body + heat_legend_h), escape(title));
+  std::string out = fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" "
+      "viewBox=\"0 0 {0} {1}\" role=\"img\" aria-label=\"{2}\">\n",
+      px(width), px(header + body + heat_legend_h), escape(title));
   out += heat_map_header(title, m, left, header);
   out += heat_map_rows(m, left, header, policy.bound_factor, palette);
   out += heat_legend(left, header + body + 16, policy.bound_factor);

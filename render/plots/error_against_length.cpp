@@ -39,8 +39,8 @@ std::vector<ErrorSeries> error_series(const RowSet& rows, Direction direction) {
   for (const std::string& backend : backends_in(rows)) {
     ErrorSeries s{backend, {}};
     for (const Row* row : rows) {
-      const std::optional<double> e = row->backend == backend && row->direction == direction ? row_scaled_error(*row)
-                                                                                   : std::nullopt;
+      const std::optional<double> e =
+          row->backend == backend && row->direction == direction ? row_scaled_error(*row) : std::nullopt;
       if (!e || std::isnan(*e)) continue;
       const double v = std::max(*e, error_floor);
       const auto [it, fresh] = s.by_length.try_emplace(row->shape.length, v);
@@ -116,8 +116,8 @@ std::string error_against_length_panel(const Frame& f, std::string_view title, c
   out += x_decade_axis(f, "case length L");
   out += unit_roundoff_line(f, dtype);
   // Lines fade as they multiply: a handful stay solid, a registry's worth (120) stay apart.
-  const double opacity = std::clamp(2.4 / std::sqrt(static_cast<double>(std::max<std::size_t>(series.size(), 1))),
-                                    0.22, 0.85);
+  const double opacity =
+      std::clamp(2.4 / std::sqrt(static_cast<double>(std::max<std::size_t>(series.size(), 1))), 0.22, 0.85);
   put(out, "<g style=\"--line-opacity:{:.2f}\">\n", opacity);
   for (int rank = 0; rank <= 2; ++rank)
     for (const ErrorSeries& s : series)

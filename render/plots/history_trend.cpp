@@ -148,8 +148,7 @@ std::string history_trend_svg(const TrendSeries& s, const HistoryView& view) {
   const double axis_y = s.timed() ? time_top + time_h : ratio_top + ratio_h;
   const double height = axis_y + labels_h;
   const Frame error_f = panel_frame(x, height, error_top, error_top + error_h, value_decades(s, error));
-  const Frame ratio_f =
-      panel_frame(x, height, ratio_top, ratio_top + ratio_h, value_decades(s, ratio, bound_factor));
+  const Frame ratio_f = panel_frame(x, height, ratio_top, ratio_top + ratio_h, value_decades(s, ratio, bound_factor));
   std::string out = fmt::format(
       "<svg class=\"trend\" data-backend=\"{0}\" data-tensor=\"{1}\" data-direction=\"{2}\" width=\"{3}\" "
       "height=\"{4}\" viewBox=\"0 0 {3} {4}\" role=\"img\" aria-label=\"{5} over {6} reports\">\n",
@@ -165,18 +164,22 @@ std::string history_trend_svg(const TrendSeries& s, const HistoryView& view) {
     // One scale for both: scancheck's CUDA-event median and the user's profile (summed CUDA durations).
     const auto smallest = [](const TrendPoint& p) {
       return p.median_ms && p.profile_ms ? std::optional(std::min(*p.median_ms, *p.profile_ms))
-                                         : p.median_ms ? p.median_ms : p.profile_ms;
+             : p.median_ms               ? p.median_ms
+                                         : p.profile_ms;
     };
-    const auto largest = [](const TrendPoint& p) { return p.median_ms ? std::max(p.median_ms, p.profile_ms) : p.profile_ms; };
+    const auto largest = [](const TrendPoint& p) {
+      return p.median_ms ? std::max(p.median_ms, p.profile_ms) : p.profile_ms;
+    };
     const std::pair<double, double> span{value_decades(s, smallest).first, value_decades(s, largest).second};
     const Frame time_f = panel_frame(x, height, time_top, time_top + time_h, span);
-    const bool measured = std::any_of(s.points.begin(), s.points.end(), [](const TrendPoint& p) { return p.median_ms.has_value(); });
-    const bool profiled_any = std::any_of(s.points.begin(), s.points.end(), [](const TrendPoint& p) { return p.profile_ms.has_value(); });
+    const bool measured =
+        std::any_of(s.points.begin(), s.points.end(), [](const TrendPoint& p) { return p.median_ms.has_value(); });
+    const bool profiled_any =
+        std::any_of(s.points.begin(), s.points.end(), [](const TrendPoint& p) { return p.profile_ms.has_value(); });
     const char* title = measured && profiled_any ? "device time: median (purple), your profile (gold)"
                         : measured               ? "median device time"
                                                  : "device time in your profile";
-    out += panel_area(time_f) + panel_title(time_f, title) +
-           y_decade_axis(time_f, "ms") + report_grid(time_f, x) +
+    out += panel_area(time_f) + panel_title(time_f, title) + y_decade_axis(time_f, "ms") + report_grid(time_f, x) +
            value_series(time_f, x, s, view, "device-time", "median ms", time) +
            value_series(time_f, x, s, view, "profile-time", "profiled ms", profiled);
   }

@@ -56,9 +56,11 @@ std::string ulp_bars(const Frame& f, const std::array<UlpCounts, 2>& counts) {
       const std::int64_t c = counts[p][static_cast<std::size_t>(k)];
       if (c <= 0) continue;
       const double top = f.y(static_cast<double>(c));
-      put(out, "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"><title>{} ulps, {}: {} elements</title>"
-          "</rect>\n", px(left + static_cast<double>(p) * bar), px(top), px(bar), px(f.y0() - top), pass_colour[p],
-          bucket_label(k), p == 0 ? "forward" : "backward", c);
+      put(out,
+          "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"><title>{} ulps, {}: {} elements</title>"
+          "</rect>\n",
+          px(left + static_cast<double>(p) * bar), px(top), px(bar), px(f.y0() - top), pass_colour[p], bucket_label(k),
+          p == 0 ? "forward" : "backward", c);
     }
     put(out, "<text class=\"tick\" transform=\"translate({},{}) rotate(-50)\" text-anchor=\"end\">{}</text>\n",
         px(left + bar + 3), px(f.y0() + 10), bucket_label(k));
@@ -70,8 +72,8 @@ std::string ulp_histogram_panel(std::string_view title, const std::array<UlpCoun
   std::int64_t max = 0;
   for (const UlpCounts& c : counts) max = std::max(max, *std::max_element(c.begin(), c.end()));
   // Counts of 1 get a visible bar: the axis starts at 1/2.
-  const Frame f = make_frame({0, 1}, {std::log10(0.5), std::max(1.0, std::ceil(std::log10(static_cast<double>(max))))},
-                             290, 56);
+  const Frame f =
+      make_frame({0, 1}, {std::log10(0.5), std::max(1.0, std::ceil(std::log10(static_cast<double>(max))))}, 290, 56);
   std::string out = svg_open(f, title);
   out += panel_title(f, title);
   out += y_decade_axis(f, "elements");
@@ -92,9 +94,11 @@ std::string ulp_summary(const std::array<UlpCounts, 2>& counts) {
     std::int64_t total = 0;
     for (const std::int64_t c : counts[p]) total += c;
     const double n = static_cast<double>(std::max<std::int64_t>(total, 1));
-    put(out, "<span><i class=\"swatch bar\" style=\"background:{}\"></i>{}: {} elements, {} correctly rounded, "
-        "{} within 1 ulp</span>", pass_colour[p], p == 0 ? "forward" : "backward", total,
-        percent(static_cast<double>(counts[p][0]) / n), percent(static_cast<double>(counts[p][0] + counts[p][1]) / n));
+    put(out,
+        "<span><i class=\"swatch bar\" style=\"background:{}\"></i>{}: {} elements, {} correctly rounded, "
+        "{} within 1 ulp</span>",
+        pass_colour[p], p == 0 ? "forward" : "backward", total, percent(static_cast<double>(counts[p][0]) / n),
+        percent(static_cast<double>(counts[p][0] + counts[p][1]) / n));
   }
   out += "</div>\n";
   return out;

@@ -62,8 +62,7 @@ inline BackendResult expect_passes_policy(const std::string& backend, const Case
                                           const ReferenceResult& reference, const Outputs& baseline,
                                           const std::string& description) {
   BackendResult r = judge_outputs(backend, c, got, reference, &baseline, TolerancePolicy{});
-  EXPECT_TRUE(r.pass) << "tolerance policy (docs/tolerance.md):\n"
-                      << format_result(r) << "case: " << description;
+  EXPECT_TRUE(r.pass) << "tolerance policy (docs/tolerance.md):\n" << format_result(r) << "case: " << description;
   return r;
 }
 
@@ -94,8 +93,9 @@ class CaseCache {
   BackendResult expect_passes(const Key& k, const BackendInfo& b, const Outputs& got,
                               Executor executor = Executor::host) {
     const CaseRequest r = request_of_(k);
-    return expect_passes_policy(b.name, case_of(k), got, reference_of(k), baseline_of(k),
-                                fmt::format("{}\nrepro: {}", describe_case(case_of(k)), repro_line(r, b.name, executor)));
+    return expect_passes_policy(
+        b.name, case_of(k), got, reference_of(k), baseline_of(k),
+        fmt::format("{}\nrepro: {}", describe_case(case_of(k)), repro_line(r, b.name, executor)));
   }
 
  private:

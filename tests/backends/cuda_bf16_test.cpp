@@ -18,10 +18,19 @@
 namespace {
 
 std::vector<float> probe_values() {
-  std::vector<float> v = {0.0f, -0.0f, 1.0f, -1.0f, std::numeric_limits<float>::infinity(),
-                          -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN(),
-                          3.4e38f, -3.4e38f, std::numeric_limits<float>::denorm_min(), 1e-40f,
-                          std::bit_cast<float>(0x3f808000u), std::bit_cast<float>(0x3f818000u)};
+  std::vector<float> v = {0.0f,
+                          -0.0f,
+                          1.0f,
+                          -1.0f,
+                          std::numeric_limits<float>::infinity(),
+                          -std::numeric_limits<float>::infinity(),
+                          std::numeric_limits<float>::quiet_NaN(),
+                          3.4e38f,
+                          -3.4e38f,
+                          std::numeric_limits<float>::denorm_min(),
+                          1e-40f,
+                          std::bit_cast<float>(0x3f808000u),
+                          std::bit_cast<float>(0x3f818000u)};
   const scancheck::CounterRng rng(2);
   for (std::uint64_t i = 0; i < 100000; ++i) v.push_back(std::bit_cast<float>(rng.bits(0, i)[0]));
   return v;
@@ -38,8 +47,8 @@ TEST(CudaBf16, DeviceRoundingEqualsHostRounding) {
     const std::uint16_t host = scancheck::bf16_bits(in[i]);
     const bool both_nan = std::isnan(in[i]) && (host & 0x7f80u) == 0x7f80u && (out[i] & 0x7f80u) == 0x7f80u;
     if (host != out[i] && !both_nan && ++mismatches <= 5)
-      ADD_FAILURE() << "x = " << in[i] << " (0x" << std::hex << std::bit_cast<std::uint32_t>(in[i])
-                    << "): host 0x" << host << ", device 0x" << out[i];
+      ADD_FAILURE() << "x = " << in[i] << " (0x" << std::hex << std::bit_cast<std::uint32_t>(in[i]) << "): host 0x"
+                    << host << ", device 0x" << out[i];
   }
   EXPECT_EQ(mismatches, 0);
 }

@@ -31,8 +31,8 @@ struct Chains {
   struct Count {
     int multiplications = 0, additions = 0;
   };
-  bool product = true;      //!< a product of decays, or the exact one; else a sum of terms
-  bool exact = true;        //!< one or zero, exactly
+  bool product = true;  //!< a product of decays, or the exact one; else a sum of terms
+  bool exact = true;    //!< one or zero, exactly
   int product_roundings = 0;
   std::map<int, Count> terms;  //!< term s (h0 is -1) -> its roundings so far
 
@@ -79,7 +79,9 @@ struct SymbolicScan {
   kernels::Step<Chains> step(std::int64_t, std::int64_t s, std::int64_t) const {
     return {Chains::decay(), Chains::term(static_cast<int>(s))};
   }
-  Chains initial(std::int64_t, std::int64_t) const { return with_initial ? Chains::term(-1) : Chains{false, true, 0, {}}; }
+  Chains initial(std::int64_t, std::int64_t) const {
+    return with_initial ? Chains::term(-1) : Chains{false, true, 0, {}};
+  }
   void emit(std::int64_t, std::int64_t s, std::int64_t, const Chains& state) const { (*states)[s] = state; }
 };
 
@@ -88,9 +90,13 @@ struct SymbolicScan {
 
 namespace scancheck::kernels {
 template <>
-inline Chains one<Chains>() { return {true, true, 0, {}}; }
+inline Chains one<Chains>() {
+  return {true, true, 0, {}};
+}
 template <>
-inline Chains zero<Chains>() { return {false, true, 0, {}}; }
+inline Chains zero<Chains>() {
+  return {false, true, 0, {}};
+}
 }  // namespace scancheck::kernels
 
 namespace scancheck {

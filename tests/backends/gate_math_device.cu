@@ -40,16 +40,16 @@ T* to_device(const T* host, int n) {
 
 void gate_terms_on_device(const GateMathInputs& host, float* out) {
   const int n = host.n;
-  GateMathInputs d{to_device(host.zx, n), to_device(host.za, n), to_device(host.s, n), to_device(host.imag, n),
-                   to_device(host.reset, n), n};
+  GateMathInputs d{to_device(host.zx, n),   to_device(host.za, n),    to_device(host.s, n),
+                   to_device(host.imag, n), to_device(host.reset, n), n};
   float* d_out = nullptr;
   check(cudaMalloc(&d_out, n * gate_math_outputs * sizeof(float)), "cudaMalloc");
   gate_terms_kernel<<<(n + 255) / 256, 256>>>(d, d_out);
   check(cudaGetLastError(), "launch of gate_terms_kernel");
   check(cudaMemcpy(out, d_out, n * gate_math_outputs * sizeof(float), cudaMemcpyDeviceToHost), "copy to host");
-  for (const void* p : {static_cast<const void*>(d.zx), static_cast<const void*>(d.za), static_cast<const void*>(d.s),
-                        static_cast<const void*>(d.imag), static_cast<const void*>(d.reset),
-                        static_cast<const void*>(d_out)})
+  for (const void* p :
+       {static_cast<const void*>(d.zx), static_cast<const void*>(d.za), static_cast<const void*>(d.s),
+        static_cast<const void*>(d.imag), static_cast<const void*>(d.reset), static_cast<const void*>(d_out)})
     cudaFree(const_cast<void*>(p));
 }
 

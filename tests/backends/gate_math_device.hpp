@@ -10,8 +10,8 @@ namespace scancheck::test {
 struct GateMathInputs {
   const float* zx;
   const float* za;
-  const float* s;      // softplus(a_param)
-  const float* imag;   // a_imag_param
+  const float* s;     // softplus(a_param)
+  const float* imag;  // a_imag_param
   const std::uint8_t* reset;
   int n;
 };

@@ -45,10 +45,12 @@ TEST(GateMath, DecayAloneIsTheDecayOfTheFullTermsBitwise) {
     const auto full = ref::gate_terms<float, kernels::cfloat>(0.5f, za, s, &imag, false);
     const auto alone = ref::gate_decay<float, kernels::cfloat>(za, s, &imag);
     ASSERT_TRUE(same(full.a.re, alone.re) && same(full.a.im, alone.im)) << "za " << za;
-    const auto full_sfu = ref::gate_terms<float, kernels::cfloat, ref::DecayForm::shared_sfu>(0.5f, za, s, &imag, false);
+    const auto full_sfu =
+        ref::gate_terms<float, kernels::cfloat, ref::DecayForm::shared_sfu>(0.5f, za, s, &imag, false);
     const auto alone_sfu = ref::gate_decay<float, kernels::cfloat, ref::DecayForm::shared_sfu>(za, s, &imag);
     ASSERT_TRUE(same(full_sfu.a.re, alone_sfu.re) && same(full_sfu.a.im, alone_sfu.im)) << "za " << za;
-    ASSERT_TRUE(same(ref::gate_decay<float, float>(za, s, nullptr), ref::gate_terms<float, float>(0.5f, za, s, nullptr, false).a));
+    ASSERT_TRUE(same(ref::gate_decay<float, float>(za, s, nullptr),
+                     ref::gate_terms<float, float>(0.5f, za, s, nullptr, false).a));
   }
 }
 

@@ -114,9 +114,8 @@ TEST_P(GatedBackendGpu, CudaMatchesHostTwinAndReference) {
     const Key k{b.architecture, b.io_dtype, p};
     const Case& c = cache().case_of(k);
     const CaseRequest r = request_of_key(k);
-    SCOPED_TRACE(fmt::format("{} on {} seed={} regime={} h0={} dh_last={} sqrt_gradient={}", b.name,
-                             to_string(r.shape), r.seed, to_string(p.regime), p.with_h0, p.with_dh_last,
-                             to_string(p.sqrt_gradient)));
+    SCOPED_TRACE(fmt::format("{} on {} seed={} regime={} h0={} dh_last={} sqrt_gradient={}", b.name, to_string(r.shape),
+                             r.seed, to_string(p.regime), p.with_h0, p.with_dh_last, to_string(p.sqrt_gradient)));
     const Outputs device = run_backend(b, c, Executor::cuda);
     const Outputs host = run_backend(b, c, Executor::host);
     expect_twin_close(device, host, twin_tol);
@@ -135,7 +134,7 @@ INSTANTIATE_TEST_SUITE_P(
                     "complex_rglru/fused_output_fused_write_shared_sfu_chunk32@bf16",
                     "complex_rglru/fused_output_fused_write_shared_sfu_grouped_prefix64_hierarchical_chunk32@fp32",
                     "complex_rglru/fused_output_fused_write_shared_sfu_grouped_prefix64_hierarchical_chunk32@bf16",
-                    "complex_rglru/chunk16@fp32",                                 // unfused
+                    "complex_rglru/chunk16@fp32",                                      // unfused
                     "complex_rglru/fused_grouped_prefix32_hierarchical_chunk16@bf16",  // fused
                     "rglru/sequential@fp32"),
     test_name);

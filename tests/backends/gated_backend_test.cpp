@@ -36,8 +36,8 @@
 
 #include <fmt/format.h>
 
-#include "core/architectures.hpp"
 #include "backends/backend.hpp"
+#include "core/architectures.hpp"
 #include "core/case_dir.hpp"
 #include "core/generate.hpp"
 #include "core/npy.hpp"
@@ -87,8 +87,8 @@ CaseRequest request_of(const CaseKey& k) {
   CaseRequest r;
   r.architecture = k.architecture;
   r.shape = shape_of(k.architecture, p);
-  r.seed = 7000 + 16 * static_cast<std::uint64_t>(p.length) + 4 * static_cast<std::uint64_t>(p.regime) +
-           2 * p.with_h0 + p.with_dh_last + (p.wide ? 100000 : 0);
+  r.seed = 7000 + 16 * static_cast<std::uint64_t>(p.length) + 4 * static_cast<std::uint64_t>(p.regime) + 2 * p.with_h0 +
+           p.with_dh_last + (p.wide ? 100000 : 0);
   r.regime = p.regime;
   r.io_dtype = k.io_dtype;
   r.sqrt_gradient = p.sqrt_gradient;
@@ -205,7 +205,8 @@ TEST_P(GatedGroup, FlagsThatMoveDataOnly) {
   // The registry has both numerics of shared_sfu everywhere, of bf16 fused_write on chunked complex groups.
   const BackendInfo& first = *variants.front();
   const bool complex = describe(first.architecture).complex;
-  const bool bf16_chunked = first.io_dtype == DType::bfloat16 && first.builtin->schedule.kind != Schedule::Kind::sequential;
+  const bool bf16_chunked =
+      first.io_dtype == DType::bfloat16 && first.builtin->schedule.kind != Schedule::Kind::sequential;
   EXPECT_EQ(classes.size(), complex ? (bf16_chunked ? 4u : 2u) : 1u);
   for (const Point& p : sweep_points(first.builtin->schedule)) {
     if (p.length < 3 && !p.wide) continue;
@@ -247,7 +248,8 @@ INSTANTIATE_TEST_SUITE_P(Registry, GatedGroup, testing::ValuesIn(group_names()),
 TEST(GatedRegistry, ProductionNamesExist) {
   for (const char* dtype : {"fp32", "bf16"}) {
     SCOPED_TRACE(dtype);
-    const Variant& r = *find_backend(fmt::format("rglru/fused_grouped_prefix32_hierarchical_chunk16@{}", dtype)).builtin;
+    const Variant& r =
+        *find_backend(fmt::format("rglru/fused_grouped_prefix32_hierarchical_chunk16@{}", dtype)).builtin;
     EXPECT_EQ(r.flags, VariantFlags{.fused = true});
     EXPECT_EQ(r.schedule.kind, Schedule::Kind::hierarchical);
     EXPECT_EQ(r.schedule.group, 32);
@@ -257,8 +259,11 @@ TEST(GatedRegistry, ProductionNamesExist) {
     EXPECT_EQ(c1.flags, (VariantFlags{.fused_output = true, .fused_write = true, .shared_sfu = true}));
     EXPECT_EQ(c1.schedule.kind, Schedule::Kind::chunked);
     EXPECT_EQ(c1.schedule.chunk, 32);
-    const Variant& c2 = *find_backend(fmt::format(
-        "complex_rglru/fused_output_fused_write_shared_sfu_grouped_prefix64_hierarchical_chunk32@{}", dtype)).builtin;
+    const Variant& c2 =
+        *find_backend(
+             fmt::format("complex_rglru/fused_output_fused_write_shared_sfu_grouped_prefix64_hierarchical_chunk32@{}",
+                         dtype))
+             .builtin;
     EXPECT_EQ(c2.schedule.group, 64);
     EXPECT_EQ(c2.schedule.chunk, 32);
   }
@@ -396,8 +401,8 @@ void expect_agrees_with_pytorch(const Outputs& got, const Fixture& f) {
     if (failed == 0) continue;
     ADD_FAILURE() << name << ": " << failed << " of " << g.size() << " elements differ from PyTorch by more than "
                   << bound_factor << " x bound + " << tolerance << " x " << scale << "; first at "
-                  << index_string(g.dims(), first) << ": got " << g[first] << ", PyTorch " << want[first]
-                  << ", exact " << f.reference.values.at(name)[first] << ", bound " << bound[first];
+                  << index_string(g.dims(), first) << ": got " << g[first] << ", PyTorch " << want[first] << ", exact "
+                  << f.reference.values.at(name)[first] << ", bound " << bound[first];
   }
 }
 

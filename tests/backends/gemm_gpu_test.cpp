@@ -28,8 +28,9 @@ TEST_P(CudaGemm, MatchesHostExecutor) {
   for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(rng.normal(1, i));
   for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(rng.normal(2, i));
   c_cuda = c_host;
-  const StridedBatchedGemm host{m, n, k, batch, {a.data(), ta ? m : k, m * k, ta}, {b.data(), tb ? k : n, k * n, tb},
-                                c_host.data(), n, m * n, 0.0f};
+  const StridedBatchedGemm host{
+      m, n,     k,   batch, {a.data(), ta ? m : k, m * k, ta}, {b.data(), tb ? k : n, k * n, tb}, c_host.data(),
+      n, m * n, 0.0f};
   HostExecutor ex;
   ex.gemm("host", host);
   StridedBatchedGemm device = host;

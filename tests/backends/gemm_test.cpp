@@ -32,8 +32,9 @@ struct Problem {
     b = random(batch * b_rows * b_cols, 2);
     c = random(batch * m * ldc, 3);
     if (beta == 0) c[0] = std::numeric_limits<float>::quiet_NaN();  // beta = 0 must overwrite, not scale
-    g = {m, n, k, batch, {a.data(), a_cols, a_rows * a_cols, ta}, {b.data(), b_cols, b_rows * b_cols, tb},
-         c.data(), ldc, m * ldc, beta};
+    g = {
+        m,        n,   k,       batch, {a.data(), a_cols, a_rows * a_cols, ta}, {b.data(), b_cols, b_rows * b_cols, tb},
+        c.data(), ldc, m * ldc, beta};
   }
 
   static std::vector<float> random(std::int64_t n, std::uint64_t stream) {

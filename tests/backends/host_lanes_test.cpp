@@ -63,8 +63,7 @@ Outputs run_narrow(const BackendInfo& backend, const Case& c) {
   const Variant& v = *backend.builtin;
   if (describe(c.architecture).family == Family::gated_layer)
     backends::run_gated(ex, backends::gated_arrays(c, &out), v.flags, v.schedule);
-  else
-    backends::run_scan(ex, backends::scan_arrays(c, &out), v.schedule);
+  else backends::run_scan(ex, backends::scan_arrays(c, &out), v.schedule);
   return out;
 }
 
@@ -74,8 +73,7 @@ Outputs run_production(const BackendInfo& backend, const Case& c) {
   const Variant& v = *backend.builtin;
   if (describe(c.architecture).family == Family::gated_layer)
     backends::run_gated_host(backends::gated_arrays(c, &out), v.flags, v.schedule, 1);
-  else
-    backends::run_scan_host(backends::scan_arrays(c, &out), v.schedule, 1);
+  else backends::run_scan_host(backends::scan_arrays(c, &out), v.schedule, 1);
   return out;
 }
 
@@ -86,8 +84,8 @@ void expect_same_bits(const Outputs& got, const Outputs& want, const std::string
     if (test::bitwise_equal(g, w)) continue;
     std::int64_t first = 0;
     while (first < g.size() && std::memcmp(&g[first], &w[first], sizeof(float)) == 0) ++first;
-    ADD_FAILURE() << name << " under " << executor << " differs from the production executor's at flat index "
-                  << first << ": " << g[first] << " vs " << w[first];
+    ADD_FAILURE() << name << " under " << executor << " differs from the production executor's at flat index " << first
+                  << ": " << g[first] << " vs " << w[first];
   }
 }
 

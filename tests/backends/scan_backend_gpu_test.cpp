@@ -21,9 +21,9 @@
 
 #include <fmt/format.h>
 
-#include "core/architectures.hpp"
 #include "backends/backend.hpp"
 #include "backends/cuda/device.hpp"
+#include "core/architectures.hpp"
 #include "core/error.hpp"
 #include "core/generate.hpp"
 #include "properties/differential.hpp"
@@ -50,14 +50,13 @@ struct GpuPoint {
 //! Lengths around the schedule's chunk and group boundaries, and one wide shape (W not a multiple of 32,
 //! more channels than one block of 256 threads) so programs spread over several blocks.
 std::vector<GpuPoint> gpu_points(const BackendInfo& b) {
-  const std::int64_t c = std::max<std::int64_t>(b.builtin->schedule.chunk, 16), gc = std::max<std::int64_t>(b.builtin->schedule.group, 1) * c;
-  const std::int64_t narrow = describe(b.architecture).complex ? 10 : 6, wide = describe(b.architecture).complex ? 602 : 301;
-  return {{1, narrow, Regime::default_, true, true},
-          {c + 1, narrow, Regime::long_memory, false, false},
-          {gc + 1, narrow, Regime::resets, true, false},
-          {3 * gc + 5, narrow, Regime::extreme, false, true},
-          {c * 5 + 3, wide, Regime::clip, true, true},
-          {1000, wide, Regime::default_, true, true}};
+  const std::int64_t c = std::max<std::int64_t>(b.builtin->schedule.chunk, 16),
+                     gc = std::max<std::int64_t>(b.builtin->schedule.group, 1) * c;
+  const std::int64_t narrow = describe(b.architecture).complex ? 10 : 6,
+                     wide = describe(b.architecture).complex ? 602 : 301;
+  return {{1, narrow, Regime::default_, true, true},     {c + 1, narrow, Regime::long_memory, false, false},
+          {gc + 1, narrow, Regime::resets, true, false}, {3 * gc + 5, narrow, Regime::extreme, false, true},
+          {c * 5 + 3, wide, Regime::clip, true, true},   {1000, wide, Regime::default_, true, true}};
 }
 
 CaseRequest gpu_request(const BackendInfo& b, const GpuPoint& p, std::uint64_t seed) {

@@ -36,10 +36,10 @@
 
 #include <fmt/format.h>
 
-#include "core/architectures.hpp"
 #include "backends/backend.hpp"
 #include "backends/host/host_executor.hpp"
 #include "backends/kernels/affine_scan/schedules.hpp"
+#include "core/architectures.hpp"
 #include "core/error.hpp"
 #include "core/generate.hpp"
 #include "reference/reference.hpp"
@@ -79,8 +79,8 @@ struct CaseKey {
 Shape sweep_shape(Architecture a, std::int64_t length) { return {2, length, describe(a).complex ? 10 : 6, 1}; }
 
 std::uint64_t seed_of(const Point& p) {
-  return 1000 + 16 * static_cast<std::uint64_t>(p.length) + 4 * static_cast<std::uint64_t>(p.regime) +
-         2 * p.with_h0 + p.with_dh_last;
+  return 1000 + 16 * static_cast<std::uint64_t>(p.length) + 4 * static_cast<std::uint64_t>(p.regime) + 2 * p.with_h0 +
+         p.with_dh_last;
 }
 
 CaseRequest request_of(const CaseKey& k) {
@@ -236,7 +236,8 @@ TEST(ScanBackendRegistry, NamesAndPlans) {
 }
 
 TEST(ScanBackendErrors, UnknownBackendName) {
-  for (const char* name : {"scan/chunk17@fp32", "scan/chunk16@fp16", "rglru/fused_write_chunk16@fp32", "", "scan/chunk16"}) {
+  for (const char* name :
+       {"scan/chunk17@fp32", "scan/chunk16@fp16", "rglru/fused_write_chunk16@fp32", "", "scan/chunk16"}) {
     SCOPED_TRACE(name);
     EXPECT_NE(input_error([&] { find_backend(name); }).find("unknown backend"), std::string::npos);
   }
@@ -297,8 +298,7 @@ Outputs plain_loop(const Case& c) {
   const std::int64_t channels = complex ? W / 2 : W, im = complex ? W / 2 : 0;
   const auto io = [&](float v) { return round_to(c.io_dtype, v); };
   Outputs out;
-  for (const TensorSpec& spec : tensor_layout(c, TensorRole::output))
-    out.emplace(spec.name, Tensor<float>(spec.dims));
+  for (const TensorSpec& spec : tensor_layout(c, TensorRole::output)) out.emplace(spec.name, Tensor<float>(spec.dims));
   const auto load = [&](const float* p, std::int64_t row, std::int64_t ch) {
     return C32{p[row * W + ch], complex ? p[row * W + im + ch] : 0.0f};
   };

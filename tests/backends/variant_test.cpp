@@ -41,9 +41,9 @@ TEST(Variant, FlagsParseInTheirOrderOnly) {
   EXPECT_EQ(v->schedule.group, 64);
   EXPECT_EQ(v->schedule.chunk, 32);
   // Not the built-in grammar: out of order, repeated, unknown flags, malformed schedules.
-  for (const char* text : {"shared_sfu_fused_chunk16", "fused_fused_chunk16", "turbo_chunk16", "chunk", "chunk0",
-                           "chunk016", "chunk-4", "grouped_prefix32_chunk16", "grouped_prefix_hierarchical_chunk16",
-                           "sequential_fused", "", "triton_chunk64"})
+  for (const char* text :
+       {"shared_sfu_fused_chunk16", "fused_fused_chunk16", "turbo_chunk16", "chunk", "chunk0", "chunk016", "chunk-4",
+        "grouped_prefix32_chunk16", "grouped_prefix_hierarchical_chunk16", "sequential_fused", "", "triton_chunk64"})
     EXPECT_FALSE(parse_variant(text)) << text;
 }
 

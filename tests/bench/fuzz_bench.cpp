@@ -50,7 +50,8 @@ void fuzz_throughput(benchmark::State& state, const char* glob, Precision precis
 
 void register_rows(bool smoke) {
   const std::int64_t few = smoke ? 4 : 40, fewer = smoke ? 2 : 12;
-  for (const auto& [name, glob, cases] : {std::tuple{"one_backend", one_backend, few}, {"every_backend", every_backend, fewer}})
+  for (const auto& [name, glob, cases] :
+       {std::tuple{"one_backend", one_backend, few}, {"every_backend", every_backend, fewer}})
     for (const Precision p : {Precision::tiered, Precision::float128})
       benchmark::RegisterBenchmark((std::string("fuzz/") + name + "/" + std::string(to_string(p))).c_str(),
                                    [glob, p, cases](benchmark::State& s) { fuzz_throughput(s, glob, p, cases); })

@@ -49,7 +49,6 @@
 
 #include <benchmark/benchmark.h>
 
-
 #include "backends/backend.hpp"
 #include "backends/case_arrays.hpp"
 #include "backends/gated_run.hpp"
@@ -66,9 +65,9 @@ using namespace scancheck;
 constexpr std::int64_t bench_batch = 1, bench_length = 8192, bench_width = 256, bench_heads = 4;
 constexpr std::int64_t bench_k = bench_width / bench_heads;
 constexpr std::int64_t bench_rows = bench_batch * bench_length;
-constexpr std::int64_t bench_elements = bench_rows * bench_width;            // [B, L, W]
-constexpr std::int64_t bench_states = bench_batch * bench_width;             // [B, W]
-constexpr std::int64_t bench_weights = bench_heads * bench_k * bench_k;      // [H, K, K]
+constexpr std::int64_t bench_elements = bench_rows * bench_width;        // [B, L, W]
+constexpr std::int64_t bench_states = bench_batch * bench_width;         // [B, W]
+constexpr std::int64_t bench_weights = bench_heads * bench_k * bench_k;  // [H, K, K]
 
 const Case& bench_case() {
   static const Case c = [] {
@@ -154,17 +153,24 @@ struct PlainInputs {
   const float* a_param;             // [W]
   const float* bx;                  // [W] ([H, K] flattened)
   const float* ba;
-  const float* dy;                  // [B, L, W]
-  const float* dh_last;             // [B, W]
-  std::vector<float> zx, za;        // [B, L, W]
+  const float* dy;            // [B, L, W]
+  const float* dh_last;       // [B, W]
+  std::vector<float> zx, za;  // [B, L, W]
 };
 
 const PlainInputs& plain_inputs() {
   static const PlainInputs in = [] {
     const Case& c = bench_case();
-    PlainInputs p{c.at("x").data(),  c.segment_pos.data(), c.at("h0").data(), c.at("a_param").data(),
-                  c.at("input_gate_b").data(), c.at("a_gate_b").data(), c.at("dy").data(),
-                  c.at("dh_last").data(), std::vector<float>(bench_elements), std::vector<float>(bench_elements)};
+    PlainInputs p{c.at("x").data(),
+                  c.segment_pos.data(),
+                  c.at("h0").data(),
+                  c.at("a_param").data(),
+                  c.at("input_gate_b").data(),
+                  c.at("a_gate_b").data(),
+                  c.at("dy").data(),
+                  c.at("dh_last").data(),
+                  std::vector<float>(bench_elements),
+                  std::vector<float>(bench_elements)};
     // Per head h: Z_h = X_h W_h, X_h the head's K columns of x, W_h [K, K].
     const auto projection = [&](const char* weights, float* z) {
       return backends::StridedBatchedGemm{bench_rows,
@@ -190,9 +196,20 @@ struct PlainOutputs {
   std::vector<float> y, h_last, dx_direct, dh0, dzx, dza, a_param_term, dbx, dba, d_a_param;
   std::vector<float> s, g, a_next, a_param_sum;  // [W]
   PlainOutputs()
-      : y(bench_elements), h_last(bench_states), dx_direct(bench_elements), dh0(bench_states), dzx(bench_elements),
-        dza(bench_elements), a_param_term(bench_elements), dbx(bench_width), dba(bench_width), d_a_param(bench_width),
-        s(bench_width), g(bench_width), a_next(bench_width), a_param_sum(bench_width) {}
+      : y(bench_elements),
+        h_last(bench_states),
+        dx_direct(bench_elements),
+        dh0(bench_states),
+        dzx(bench_elements),
+        dza(bench_elements),
+        a_param_term(bench_elements),
+        dbx(bench_width),
+        dba(bench_width),
+        d_a_param(bench_width),
+        s(bench_width),
+        g(bench_width),
+        a_next(bench_width),
+        a_param_sum(bench_width) {}
 };
 
 //! recurrences.md §2 (real rglru, bounded sqrt gradient) written as one would by hand, GEMMs excluded:
@@ -335,7 +352,8 @@ bool plain_matches_twin() {
   plain_rglru(in, plain);
   TwinOutputs twin;
   const BackendInfo& info = find_backend(backend_of("sequential"));
-  backends::run_gated_host(backends::gated_arrays(bench_case(), &twin.tensors), info.builtin->flags, info.builtin->schedule, 1);
+  backends::run_gated_host(backends::gated_arrays(bench_case(), &twin.tensors), info.builtin->flags,
+                           info.builtin->schedule, 1);
 
   std::vector<double> abs_x(bench_width), abs_a(bench_width), abs_p(bench_width);
   const float* a_param = in.a_param;
@@ -355,9 +373,10 @@ bool plain_matches_twin() {
                                      worst_error(plain.dba.data(), twin.at("d_a_gate_b"), bench_width, abs_a),
                                      worst_error(plain.d_a_param.data(), twin.at("d_a_param"), bench_width, abs_p)});
   const bool ok = state_error <= 1e-6 && sum_error <= 1e-5;
-  std::printf("plain loop vs %s: y, h_last, dh0 within %.1e of their peak, dbx, dba, d_a_param within %.1e of "
-              "sum |terms|%s\n",
-              info.name.c_str(), state_error, sum_error, ok ? "" : ": MISMATCH, the plain loop is not the same math");
+  std::printf(
+      "plain loop vs %s: y, h_last, dh0 within %.1e of their peak, dbx, dba, d_a_param within %.1e of "
+      "sum |terms|%s\n",
+      info.name.c_str(), state_error, sum_error, ok ? "" : ": MISMATCH, the plain loop is not the same math");
   return ok;
 }
 

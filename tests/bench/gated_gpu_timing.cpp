@@ -39,7 +39,8 @@ struct Row {
 std::vector<Row> rows(std::int64_t heads) {
   const std::string rglru = "rglru/fused_grouped_prefix32_hierarchical_chunk16";
   const std::string complex_chunk = "complex_rglru/fused_output_fused_write_shared_sfu_chunk32";
-  const std::string complex_grouped = "complex_rglru/fused_output_fused_write_shared_sfu_grouped_prefix64_hierarchical_chunk32";
+  const std::string complex_grouped =
+      "complex_rglru/fused_output_fused_write_shared_sfu_grouped_prefix64_hierarchical_chunk32";
   const Shape issue{4, 2048, 2048, heads};
   std::vector<Row> out{{rglru, issue}, {complex_chunk, issue}};
   for (const Shape& s : {Shape{1, 8192, 2560, heads}, Shape{1, 32768, 1024, heads}, Shape{1, 32768, 2048, heads}}) {
@@ -68,16 +69,18 @@ int main(int argc, char** argv) {
   }
   const auto began = std::chrono::steady_clock::now();
   const double copy_rate = backends::device_copy_rate(std::int64_t{1} << 30, 10);
-  std::printf("Device: %s. Device-to-device copy rate: %.0f GB/s (read + write, 1 GiB, median of 10). "
-              "%lld heads, median of %d runs after 3 warm-up runs; times are sums of per-launch device times "
-              "(launch gaps excluded); roofline = minimum bytes of the backward's non-GEMM kernels / copy rate.\n\n",
-              status.name.c_str(), copy_rate / 1e9, static_cast<long long>(heads), repeats);
+  std::printf(
+      "Device: %s. Device-to-device copy rate: %.0f GB/s (read + write, 1 GiB, median of 10). "
+      "%lld heads, median of %d runs after 3 warm-up runs; times are sums of per-launch device times "
+      "(launch gaps excluded); roofline = minimum bytes of the backward's non-GEMM kernels / copy rate.\n\n",
+      status.name.c_str(), copy_rate / 1e9, static_cast<long long>(heads), repeats);
   std::fflush(stdout);
   for (DType dtype : {DType::float32, DType::bfloat16}) {
-    std::printf("### %s io\n\n| backend | shape (B, L, W) | forward ms (median [min, max]) | backward ms "
-                "| backward scan kernels ms | backward outside GEMMs ms | roofline ms | ratio |\n"
-                "|---|---|---|---|---|---|---|---|\n",
-                std::string(dtype_token(dtype)).c_str());
+    std::printf(
+        "### %s io\n\n| backend | shape (B, L, W) | forward ms (median [min, max]) | backward ms "
+        "| backward scan kernels ms | backward outside GEMMs ms | roofline ms | ratio |\n"
+        "|---|---|---|---|---|---|---|---|\n",
+        std::string(dtype_token(dtype)).c_str());
     std::fflush(stdout);
     std::string after;  // the per-kernel table and notes, printed after this dtype's summary table
     for (const Row& row : rows(heads)) {
@@ -89,7 +92,8 @@ int main(int argc, char** argv) {
       r.io_dtype = dtype;
       const Case c = make_case(r);
       const backends::VariantFlags flags = b.builtin->flags;
-      const backends::GatedTiming t = backends::time_gated_cuda(backends::gated_arrays(c, nullptr), flags, b.builtin->schedule, 3, repeats);
+      const backends::GatedTiming t =
+          backends::time_gated_cuda(backends::gated_arrays(c, nullptr), flags, b.builtin->schedule, 3, repeats);
       const double roofline_ms = t.backward_outside_gemm_bytes / copy_rate * 1e3;
       const auto range = [](const backends::PhaseTiming& p) {
         char text[64];
@@ -98,8 +102,7 @@ int main(int argc, char** argv) {
       };
       std::printf("| %s | %s | %s | %s | %s | %s | %.3f | %.2f |\n", b.name.c_str(), shape_string(row.shape).c_str(),
                   range(t.forward.total).c_str(), range(t.backward.total).c_str(), range(t.backward.scan).c_str(),
-                  range(t.backward.outside_gemm).c_str(), roofline_ms,
-                  t.backward.outside_gemm.median_ms / roofline_ms);
+                  range(t.backward.outside_gemm).c_str(), roofline_ms, t.backward.outside_gemm.median_ms / roofline_ms);
       std::fflush(stdout);
       if (b.architecture == Architecture::rglru && row.shape.batch == 4) {
         after += "\nBackward of " + b.name + " at " + shape_string(row.shape) +

@@ -97,11 +97,14 @@ Report realistic_report(std::int64_t rows) {
     row.seed = c.request.seed;
     row.repro = fmt::format("scancheck check {} --backend {}", c.repro, row.backend);
     const double e = 1e-6 * static_cast<double>(1 + i % 7);
-    if (row.direction == Direction::forward)
-      row.tensors = {tensor("y", e), tensor("h_last", e)};
+    if (row.direction == Direction::forward) row.tensors = {tensor("y", e), tensor("h_last", e)};
     else
-      row.tensors = {tensor("dx", e),          tensor("dh0", e),          tensor("d_a_param", e),
-                     tensor("d_input_gate_w", e), tensor("d_input_gate_b", e), tensor("d_a_gate_w", e)};
+      row.tensors = {tensor("dx", e),
+                     tensor("dh0", e),
+                     tensor("d_a_param", e),
+                     tensor("d_input_gate_w", e),
+                     tensor("d_input_gate_b", e),
+                     tensor("d_a_gate_w", e)};
     r.rows.push_back(std::move(row));
   }
   summarise(r);
@@ -139,11 +142,12 @@ int run(std::int64_t rows, int adds, double max_seconds) {
   std::vector<double> sorted = times;
   std::sort(sorted.begin(), sorted.end());
   const double median = sorted[sorted.size() / 2];
-  std::printf("history add of a %lld-row report (report.json %.1f MB): median %.3f s, max %.3f s over %d adds; "
-              "database %.1f MB; history show of the %d reports: %.3f s (history.html %.1f MB)\n",
-              static_cast<long long>(rows), static_cast<double>(fs::file_size(dir / "report.json")) / 1e6, median,
-              sorted.back(), adds, static_cast<double>(fs::file_size(dir / "history.db")) / 1e6, adds, show,
-              static_cast<double>(fs::file_size(dir / "page" / "history.html")) / 1e6);
+  std::printf(
+      "history add of a %lld-row report (report.json %.1f MB): median %.3f s, max %.3f s over %d adds; "
+      "database %.1f MB; history show of the %d reports: %.3f s (history.html %.1f MB)\n",
+      static_cast<long long>(rows), static_cast<double>(fs::file_size(dir / "report.json")) / 1e6, median,
+      sorted.back(), adds, static_cast<double>(fs::file_size(dir / "history.db")) / 1e6, adds, show,
+      static_cast<double>(fs::file_size(dir / "page" / "history.html")) / 1e6);
   std::error_code ignored;
   fs::remove_all(dir, ignored);
   if (max_seconds > 0 && median > max_seconds) {

@@ -22,10 +22,10 @@ namespace scancheck::bench {
 //! cpu_time is set, after all the wall-clock lines, "ratio <label>, CPU time: ...x<note>" in the benchmark
 //! thread's CPU time (steadier on a shared machine; meaningless for a row that works on other threads).
 struct Ratio {
-  std::string numerator;    //!< full benchmark name, e.g. "rglru_fwd_bwd/float128/128"
+  std::string numerator;  //!< full benchmark name, e.g. "rglru_fwd_bwd/float128/128"
   std::string denominator;
-  std::string label;        //!< e.g. "float128/double at K=128"
-  std::string note;         //!< e.g. " (goal: <= 25x)"
+  std::string label;  //!< e.g. "float128/double at K=128"
+  std::string note;   //!< e.g. " (goal: <= 25x)"
   int decimals = 1;
   bool cpu_time = false;
 };

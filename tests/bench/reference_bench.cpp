@@ -72,13 +72,30 @@ void rglru_reference(benchmark::State& state, Precision precision, bool bounds) 
 }
 
 BENCHMARK_CAPTURE(rglru_reference, double, Precision::float64, false)
-    ->Name("reference/double")->Arg(128)->Arg(256)->Unit(benchmark::kMillisecond);
+    ->Name("reference/double")
+    ->Arg(128)
+    ->Arg(256)
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(rglru_reference, tiered, Precision::tiered, true)
-    ->Name("reference/tiered")->Arg(128)->Arg(256)->Unit(benchmark::kMillisecond);
+    ->Name("reference/tiered")
+    ->Arg(128)
+    ->Arg(256)
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(rglru_reference, float128, Precision::float128, true)
-    ->Name("reference/float128")->Arg(128)->Arg(256)->Unit(benchmark::kMillisecond);
-BENCHMARK(rglru_forward_backward<double>)->Name("rglru_fwd_bwd/double")->Arg(128)->Arg(256)->Unit(benchmark::kMillisecond);
-BENCHMARK(rglru_forward_backward<ref::Quad>)->Name("rglru_fwd_bwd/float128")->Arg(128)->Arg(256)->Unit(benchmark::kMillisecond);
+    ->Name("reference/float128")
+    ->Arg(128)
+    ->Arg(256)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(rglru_forward_backward<double>)
+    ->Name("rglru_fwd_bwd/double")
+    ->Arg(128)
+    ->Arg(256)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(rglru_forward_backward<ref::Quad>)
+    ->Name("rglru_fwd_bwd/float128")
+    ->Arg(128)
+    ->Arg(256)
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 
@@ -94,7 +111,9 @@ int main(int argc, char** argv) {
   for (const char* k : {"128", "256"})
     ratios.push_back({std::string("reference/float128/") + k, std::string("reference/tiered/") + k,
                       std::string("float128/tiered (whole references with bounds: the judging reference before "
-                                  "and now) at K=") + k, ""});
+                                  "and now) at K=") +
+                          k,
+                      ""});
   scancheck::bench::RatioReporter reporter(std::move(ratios));
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();

@@ -79,8 +79,11 @@ const Case& bench_case() {
 struct OutputArrays {
   std::vector<float> h, h_last, da, db, dh0;
   OutputArrays()
-      : h(bench_batch * bench_length * bench_width), h_last(bench_batch * bench_width),
-        da(h.size()), db(h.size()), dh0(h_last.size()) {}
+      : h(bench_batch * bench_length * bench_width),
+        h_last(bench_batch * bench_width),
+        da(h.size()),
+        db(h.size()),
+        dh0(h_last.size()) {}
 };
 
 backends::ScanArrays scan_arrays(const Case& c, OutputArrays& out) {
@@ -221,29 +224,41 @@ const std::string sequential = "scan/sequential@fp32";
 constexpr double warm_up_seconds = 0.02;
 
 BENCHMARK(scan_plain<plain_scan>)
-    ->Name("scan_fwd_bwd/plain")->MinWarmUpTime(warm_up_seconds)->Unit(benchmark::kMillisecond);
+    ->Name("scan_fwd_bwd/plain")
+    ->MinWarmUpTime(warm_up_seconds)
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(scan_plain<plain_scan_downward>)
-    ->Name("scan_fwd_bwd/plain_downward")->MinWarmUpTime(warm_up_seconds)->Unit(benchmark::kMillisecond);
+    ->Name("scan_fwd_bwd/plain_downward")
+    ->MinWarmUpTime(warm_up_seconds)
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(scan_twin, hierarchical, hierarchical, 1)
     ->Name("scan_fwd_bwd/twin/grouped_prefix32_hierarchical_chunk16")
-    ->MinWarmUpTime(warm_up_seconds)->Unit(benchmark::kMillisecond);
+    ->MinWarmUpTime(warm_up_seconds)
+    ->Unit(benchmark::kMillisecond);
 // The execution model lets the host executor spread one launch's programs over threads (all hardware
 // threads here); reported apart because the plain loop uses one.
 BENCHMARK_CAPTURE(scan_twin, hierarchical_threads, hierarchical, 0)
     ->Name("scan_fwd_bwd/twin_all_threads/grouped_prefix32_hierarchical_chunk16")
-    ->MinWarmUpTime(warm_up_seconds)->Unit(benchmark::kMillisecond);
+    ->MinWarmUpTime(warm_up_seconds)
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(scan_twin_kernels, hierarchical, hierarchical)
     ->Name("scan_fwd_bwd/twin_kernels/grouped_prefix32_hierarchical_chunk16")
-    ->MinWarmUpTime(warm_up_seconds)->Unit(benchmark::kMillisecond);
+    ->MinWarmUpTime(warm_up_seconds)
+    ->Unit(benchmark::kMillisecond);
 #if defined(__GLIBC__)
 BENCHMARK_CAPTURE(scan_twin_fresh_memory, hierarchical, hierarchical)
     ->Name("scan_fwd_bwd/twin_fresh_memory/grouped_prefix32_hierarchical_chunk16")
-    ->MinWarmUpTime(warm_up_seconds)->Unit(benchmark::kMillisecond);
+    ->MinWarmUpTime(warm_up_seconds)
+    ->Unit(benchmark::kMillisecond);
 #endif
 BENCHMARK_CAPTURE(scan_twin, sequential, sequential, 1)
-    ->Name("scan_fwd_bwd/twin/sequential")->MinWarmUpTime(warm_up_seconds)->Unit(benchmark::kMillisecond);
+    ->Name("scan_fwd_bwd/twin/sequential")
+    ->MinWarmUpTime(warm_up_seconds)
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(scan_twin_kernels, sequential, sequential)
-    ->Name("scan_fwd_bwd/twin_kernels/sequential")->MinWarmUpTime(warm_up_seconds)->Unit(benchmark::kMillisecond);
+    ->Name("scan_fwd_bwd/twin_kernels/sequential")
+    ->MinWarmUpTime(warm_up_seconds)
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 
@@ -257,8 +272,8 @@ int main(int argc, char** argv) {
       const std::string b(baseline), s(schedule), denominator = "scan_fwd_bwd/" + b;
       const bool target = b == "plain" && s != "sequential";
       const auto label = [&](const char* what) { return fmt::format("twin/{}, {}, {}", b, s, what); };
-      ratios.push_back({"scan_fwd_bwd/twin/" + s, denominator, label("full run"),
-                        target ? " (goal: <= 2x)" : information, 2, true});
+      ratios.push_back(
+          {"scan_fwd_bwd/twin/" + s, denominator, label("full run"), target ? " (goal: <= 2x)" : information, 2, true});
       ratios.push_back({"scan_fwd_bwd/twin_kernels/" + s, denominator, label("kernels only"),
                         target ? " (goal: <= 1.5x)" : information, 2, true});
       // Its other threads' CPU time is not the benchmark thread's: wall-clock time only.

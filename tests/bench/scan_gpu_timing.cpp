@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "core/architectures.hpp"
 #include "backends/backend.hpp"
 #include "backends/case_arrays.hpp"
 #include "backends/cuda/device.hpp"
 #include "backends/cuda/scan_timing.hpp"
+#include "core/architectures.hpp"
 #include "core/generate.hpp"
 
 using namespace scancheck;
@@ -26,8 +26,9 @@ int main(int argc, char** argv) {
   const double copy_rate = backends::device_copy_rate(std::int64_t{1} << 30, 10);
   std::printf("Device: %s. Device-to-device copy rate: %.0f GB/s (read + write, 1 GiB, median of 10).\n\n",
               status.name.c_str(), copy_rate / 1e9);
-  std::printf("| backend | shape (B, L, W) | forward ms (median [min, max]) | backward ms | forward %% of copy rate "
-              "| backward %% of copy rate |\n|---|---|---|---|---|---|\n");
+  std::printf(
+      "| backend | shape (B, L, W) | forward ms (median [min, max]) | backward ms | forward %% of copy rate "
+      "| backward %% of copy rate |\n|---|---|---|---|---|---|\n");
   const std::vector<Shape> shapes = {{4, 2048, 2048, 1}, {1, 8192, 2560, 1}, {1, 32768, 1024, 1}, {1, 32768, 2048, 1}};
   for (const Shape& shape : shapes) {
     for (Architecture arch : {Architecture::scan, Architecture::complex_scan}) {

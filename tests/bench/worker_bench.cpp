@@ -40,10 +40,9 @@ struct Fixture {
     fs::remove_all(dir);
     fs::create_directories(dir / "outputs");
     for (const auto& [name, tensor] : backends::output_tensors(c)) write_npy(dir / "outputs" / (name + ".npy"), tensor);
-    worker = std::make_unique<foreign::Worker>(
-        fmt::format("/usr/bin/python3 {}/tests/bench/null_worker.py {} rglru", SCANCHECK_SOURCE_DIR,
-                    (dir / "outputs").string()),
-        foreign::WorkerOptions{});
+    worker = std::make_unique<foreign::Worker>(fmt::format("/usr/bin/python3 {}/tests/bench/null_worker.py {} rglru",
+                                                           SCANCHECK_SOURCE_DIR, (dir / "outputs").string()),
+                                               foreign::WorkerOptions{});
   }
   ~Fixture() { fs::remove_all(dir); }
   fs::path dir;

@@ -96,8 +96,9 @@ TEST(CaseRequestForms, TextAndJsonRoundTrip) {
   r.regime = Regime::extreme;
   r.io_dtype = DType::bfloat16;
   r.with_h0 = false;
-  EXPECT_EQ(to_string(r), "--arch complex_rglru --shape 2,33,16,2 --seed 18446744073709551615 --regime extreme "
-                          "--io-dtype bfloat16 --sqrt-gradient bounded --no-h0");
+  EXPECT_EQ(to_string(r),
+            "--arch complex_rglru --shape 2,33,16,2 --seed 18446744073709551615 --regime extreme "
+            "--io-dtype bfloat16 --sqrt-gradient bounded --no-h0");
   const JsonReader in("test");
   const CaseRequest back = request_from_json(in, to_json(r), "request");
   EXPECT_EQ(to_string(back), to_string(r));

@@ -37,18 +37,10 @@ FixtureName parse_fixture_name(const std::string& folder) {
     if (token.size() < 2 || token.find_first_not_of("0123456789", 1) != std::string::npos) continue;
     const std::int64_t value = std::stoll(token.substr(1));
     switch (token[0]) {
-      case 'B':
-        f.shape.batch = value;
-        break;
-      case 'L':
-        f.shape.length = value;
-        break;
-      case 'W':
-        f.shape.width = value;
-        break;
-      case 'H':
-        f.shape.heads = value;
-        break;
+      case 'B': f.shape.batch = value; break;
+      case 'L': f.shape.length = value; break;
+      case 'W': f.shape.width = value; break;
+      case 'H': f.shape.heads = value; break;
     }
   }
   return f;

@@ -61,8 +61,8 @@ std::string status_field(pid_t pid, const std::string& name) {
 }
 
 TEST(Process, ArgumentsReachTheProgramVerbatimWithoutAShell) {
-  const std::vector<std::string> words = {"two words", "'single'", "\"double\"", "$HOME", "*", "a;b", "back\\slash",
-                                          "", "`id`"};
+  const std::vector<std::string> words = {"two words", "'single'",    "\"double\"", "$HOME", "*",
+                                          "a;b",       "back\\slash", "",           "`id`"};
   std::vector<std::string> argv = {"printf", "%s\\n"};
   argv.insert(argv.end(), words.begin(), words.end());
   const Finished f = run_to_end({.argv = argv});

@@ -14,10 +14,22 @@ using namespace scancheck;
 namespace {
 
 // Every file name of every architecture's case directory (keep in step with pack_case_dir.py).
-constexpr std::array<std::string_view, 16> case_files = {
-    "case.json",      "x.npy",       "a.npy",           "b.npy",          "h0.npy",       "dh.npy",
-    "dh_last.npy",    "dy.npy",      "a_param.npy",     "a_imag_param.npy", "a_gate_w.npy", "a_gate_b.npy",
-    "input_gate_w.npy", "input_gate_b.npy", "segment_pos.npy", "unexpected.npy"};
+constexpr std::array<std::string_view, 16> case_files = {"case.json",
+                                                         "x.npy",
+                                                         "a.npy",
+                                                         "b.npy",
+                                                         "h0.npy",
+                                                         "dh.npy",
+                                                         "dh_last.npy",
+                                                         "dy.npy",
+                                                         "a_param.npy",
+                                                         "a_imag_param.npy",
+                                                         "a_gate_w.npy",
+                                                         "a_gate_b.npy",
+                                                         "input_gate_w.npy",
+                                                         "input_gate_b.npy",
+                                                         "segment_pos.npy",
+                                                         "unexpected.npy"};
 
 }  // namespace
 

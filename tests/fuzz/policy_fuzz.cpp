@@ -7,7 +7,8 @@
 using namespace scancheck;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  fuzz::expect_clean_rejection(
-      [&] { (void)TolerancePolicy::from_json(parse_json_text(fuzz::as_text(data, size), "policy.json"), "policy.json"); });
+  fuzz::expect_clean_rejection([&] {
+    (void)TolerancePolicy::from_json(parse_json_text(fuzz::as_text(data, size), "policy.json"), "policy.json");
+  });
   return 0;
 }

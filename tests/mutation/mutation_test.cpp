@@ -15,8 +15,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <optional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,8 +35,7 @@ using namespace scancheck;
 
 bool bitwise_equal(const Outputs& x, const Outputs& y) {
   for (const auto& [name, t] : x)
-    if (std::memcmp(t.data(), y.at(name).data(), sizeof(float) * static_cast<std::size_t>(t.size())) != 0)
-      return false;
+    if (std::memcmp(t.data(), y.at(name).data(), sizeof(float) * static_cast<std::size_t>(t.size())) != 0) return false;
   return true;
 }
 
@@ -108,8 +107,8 @@ std::string needs_long_cases(const std::string& mutant) {
 
 TEST(Mutation, EveryMutantIsCaughtAndShrunk) {
   const TolerancePolicy policy;
-  std::string table = fmt::format("{:<42} {:<62} {:>6} {:>7} {:>5} {:>5}  {}\n", "mutant", "base", "cases",
-                                  "shrinks", "B", "L", "caught by");
+  std::string table = fmt::format("{:<42} {:<62} {:>6} {:>7} {:>5} {:>5}  {}\n", "mutant", "base", "cases", "shrinks",
+                                  "B", "L", "caught by");
   int killed = 0;
   std::vector<double> loosening;
   for (const Mutant& m : mutants()) {
@@ -131,15 +130,17 @@ TEST(Mutation, EveryMutantIsCaughtAndShrunk) {
     const SearchOutcome outcome = search(failure_of, base.architecture, base.io_dtype, options);
     if (!outcome.finding) {
       ADD_FAILURE() << m.name << " (" << m.bug << ") survived " << outcome.cases << " cases";
-      table += fmt::format("{:<42} {:<62} {:>6} {:>7} {:>5} {:>5}  SURVIVED\n", m.name, m.base, outcome.cases, "-",
-                           "-", "-");
+      table += fmt::format("{:<42} {:<62} {:>6} {:>7} {:>5} {:>5}  SURVIVED\n", m.name, m.base, outcome.cases, "-", "-",
+                           "-");
       continue;
     }
     ++killed;
     const Finding& f = *outcome.finding;
     const Shape& s = f.request.shape;
-    const std::int64_t chunk = base.builtin->schedule.kind == kernels::Schedule::Kind::sequential ? 1 : base.builtin->schedule.chunk;
-    const std::string reason = f.message.substr(0, f.message.find(':') == std::string::npos ? 40 : f.message.find(':') + 60);
+    const std::int64_t chunk =
+        base.builtin->schedule.kind == kernels::Schedule::Kind::sequential ? 1 : base.builtin->schedule.chunk;
+    const std::string reason =
+        f.message.substr(0, f.message.find(':') == std::string::npos ? 40 : f.message.find(':') + 60);
     table += fmt::format("{:<42} {:<62} {:>6} {:>7} {:>5} {:>5}  {}\n", m.name, m.base, f.cases_until_failure,
                          f.shrink_steps, s.batch, s.length, reason);
     // A run-dependent result fails no tolerance: its diagnosis would describe passing runs.
@@ -163,10 +164,11 @@ TEST(Mutation, EveryMutantIsCaughtAndShrunk) {
     }
   }
   std::sort(loosening.begin(), loosening.end());
-  std::printf("%s%d of %zu mutants caught (policy %s, budget 200 cases each); the order-free bound raises the "
-              "smallest error caught at their worst elements by %.3gx at the median, %.3gx at most\n",
-              table.c_str(), killed, mutants().size(), policy.to_json().dump().c_str(),
-              loosening.empty() ? 0.0 : loosening[loosening.size() / 2], loosening.empty() ? 0.0 : loosening.back());
+  std::printf(
+      "%s%d of %zu mutants caught (policy %s, budget 200 cases each); the order-free bound raises the "
+      "smallest error caught at their worst elements by %.3gx at the median, %.3gx at most\n",
+      table.c_str(), killed, mutants().size(), policy.to_json().dump().c_str(),
+      loosening.empty() ? 0.0 : loosening[loosening.size() / 2], loosening.empty() ? 0.0 : loosening.back());
 }
 
 }  // namespace

@@ -55,8 +55,7 @@ class BackendProperties : public testing::TestWithParam<Param> {
     const BackendProperty& property = find_property(name);
     const Param p = GetParam();
     const std::string id = property_id(property, p.architecture, p.io_dtype);
-    const SearchOptions options =
-        SearchOptions::from_rc_params(id, property.default_cases, property.default_max_size);
+    const SearchOptions options = SearchOptions::from_rc_params(id, property.default_cases, property.default_max_size);
     const auto start = std::chrono::steady_clock::now();
     const SearchOutcome out =
         search(property.make(p.architecture, p.io_dtype), p.architecture, p.io_dtype, options, property.generator);
@@ -89,9 +88,6 @@ TEST_P(BackendProperties, CausalAndLocal) { expect_holds("causal_and_local"); }
 TEST_P(BackendProperties, BatchPermutation) { expect_holds("batch_permutation"); }
 TEST_P(BackendProperties, NaNReachesDependents) { expect_holds("nan_reaches_dependents"); }
 
-INSTANTIATE_TEST_SUITE_P(
-    AllArchitectures, BackendProperties,
-    test::all_architecture_params(),
-    name_of);
+INSTANTIATE_TEST_SUITE_P(AllArchitectures, BackendProperties, test::all_architecture_params(), name_of);
 
 }  // namespace

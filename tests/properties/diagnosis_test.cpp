@@ -29,7 +29,8 @@ namespace scancheck {
 namespace {
 
 bool mentions(const std::vector<std::string>& lines, const std::string& text) {
-  return std::any_of(lines.begin(), lines.end(), [&](const std::string& l) { return l.find(text) != std::string::npos; });
+  return std::any_of(lines.begin(), lines.end(),
+                     [&](const std::string& l) { return l.find(text) != std::string::npos; });
 }
 
 TEST(Diagnosis, AZeroBoundIsNamedAsAnExactElement) {
@@ -84,7 +85,8 @@ TEST(Diagnosis, AFewBoundsAreRoundingNotABugClass) {
   const BackendInfo& b = r.add(nudged(6));
   const BackendResult result = checked(b, scan_case(40, 3));
   ASSERT_FALSE(result.pass);
-  EXPECT_TRUE(mentions(result.diagnosis, "no bug class is inferred")) << fmt::format("{}", fmt::join(result.diagnosis, "\n"));
+  EXPECT_TRUE(mentions(result.diagnosis, "no bug class is inferred"))
+      << fmt::format("{}", fmt::join(result.diagnosis, "\n"));
   EXPECT_FALSE(mentions(result.diagnosis, "dh_last matters")) << fmt::format("{}", fmt::join(result.diagnosis, "\n"));
   EXPECT_FALSE(mentions(result.diagnosis, "a shift in t"));
 }
@@ -94,7 +96,8 @@ TEST(Diagnosis, AGrossErrorKeepsItsCounterfactual) {
   const BackendInfo& b = r.add(nudged(1e4));
   const BackendResult result = checked(b, scan_case(40, 3));
   ASSERT_FALSE(result.pass);
-  EXPECT_TRUE(mentions(result.diagnosis, "only where dh_last matters")) << fmt::format("{}", fmt::join(result.diagnosis, "\n"));
+  EXPECT_TRUE(mentions(result.diagnosis, "only where dh_last matters"))
+      << fmt::format("{}", fmt::join(result.diagnosis, "\n"));
   EXPECT_FALSE(mentions(result.diagnosis, "no bug class is inferred"));
 }
 

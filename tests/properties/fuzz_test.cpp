@@ -24,7 +24,8 @@ constexpr const char* correct_bf16 = "scan/sequential@bf16";
 
 //! `base`'s run as provider "fuzztest", variant `variant`, with the last step of h[0, :, 0] NaN where `wrong`
 //! holds: a failure under any policy and at any magnitude.
-const BackendInfo& wrong_where(const std::string& base, const std::string& variant, std::function<bool(const Case&)> wrong) {
+const BackendInfo& wrong_where(const std::string& base, const std::string& variant,
+                               std::function<bool(const Case&)> wrong) {
   const std::string name = "fuzztest:scan/" + variant + base.substr(base.find('@'));
   if (const BackendInfo* known = registry().find(name)) return *known;
   BackendInfo b = find_backend(base);
@@ -56,7 +57,8 @@ FuzzOptions options(std::vector<const BackendInfo*> backends, std::int64_t cases
 }
 
 const BackendTally& tally(const FuzzProgress& p, const std::string& backend) {
-  const auto it = std::find_if(p.tallies.begin(), p.tallies.end(), [&](const BackendTally& t) { return t.backend == backend; });
+  const auto it =
+      std::find_if(p.tallies.begin(), p.tallies.end(), [&](const BackendTally& t) { return t.backend == backend; });
   EXPECT_NE(it, p.tallies.end()) << backend;
   return *it;
 }

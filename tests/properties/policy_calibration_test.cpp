@@ -16,8 +16,8 @@
 
 #include <fmt/format.h>
 
-#include "core/architectures.hpp"
 #include "backends/backend.hpp"
+#include "core/architectures.hpp"
 #include "core/generate.hpp"
 #include "properties/compare.hpp"
 #include "properties/policy.hpp"
@@ -59,8 +59,7 @@ class PolicyCalibration : public testing::TestWithParam<Param> {};
 TEST_P(PolicyCalibration, EveryBackendPassesTheDefaultPolicy) {
   const Param p = GetParam();
   const TolerancePolicy policy;
-  const BackendInfo& baseline =
-      baseline_backend(p.architecture, p.io_dtype);
+  const BackendInfo& baseline = baseline_backend(p.architecture, p.io_dtype);
   static const bool with_zoo = [] {  // the order zoo joins the registry of this test process once
     for (BackendInfo& b : zoo::order_zoo()) registry().add(std::move(b));
     return true;
@@ -85,8 +84,8 @@ TEST_P(PolicyCalibration, EveryBackendPassesTheDefaultPolicy) {
     for (const BackendInfo* b : backends) {
       const Outputs out = run_backend(*b, c, Executor::host);
       for (const auto& [name, got] : out) {
-        TensorComparison in{name, stored_dtype(c, name), &got, &ref.values.at(name), &ref.bounds.at(name), nullptr,
-                            &base.at(name)};
+        TensorComparison in{name,    stored_dtype(c, name), &got, &ref.values.at(name), &ref.bounds.at(name),
+                            nullptr, &base.at(name)};
         const TensorMetrics m = compare_tensor(in);
         const TensorVerdict v = judge(m, policy);
         EXPECT_TRUE(v.pass) << b->name << " on seed " << request.seed << " " << to_string(c.shape) << " regime "
@@ -107,9 +106,6 @@ TEST_P(PolicyCalibration, EveryBackendPassesTheDefaultPolicy) {
                 w.bound_at.c_str(), w.baseline, w.baseline_at.c_str());
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    AllArchitectures, PolicyCalibration,
-    test::all_architecture_params(),
-    name_of);
+INSTANTIATE_TEST_SUITE_P(AllArchitectures, PolicyCalibration, test::all_architecture_params(), name_of);
 
 }  // namespace

@@ -15,8 +15,8 @@
 #include <string>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <rapidcheck/detail/Configuration.h>
+#include <nlohmann/json.hpp>
 
 #include "core/architectures.hpp"
 #include "core/case_dir.hpp"
@@ -261,8 +261,8 @@ TEST(Search, NoShrinkKeepsTheFirstFailure) {
 
 // The RC_PARAMS line replays the shrunk case, and only for the property it names.
 TEST(Search, ReproduceStringReplaysTheShrunkCase) {
-  const auto f = find_failure(long_and_batched, Architecture::rglru, DType::float32,
-                              options("search_test/replay", 200, 11));
+  const auto f =
+      find_failure(long_and_batched, Architecture::rglru, DType::float32, options("search_test/replay", 200, 11));
   ASSERT_TRUE(f);
   const std::string prefix = "RC_PARAMS=\"reproduce=";
   ASSERT_TRUE(f->rc_reproduce.starts_with(prefix));
@@ -284,16 +284,12 @@ class ScopedRcParams {
   explicit ScopedRcParams(const char* value) {
     rc::detail::configuration();  // RapidCheck reads RC_PARAMS once, at first use: let that happen before
     if (const char* old = std::getenv("RC_PARAMS")) saved_ = old;
-    if (value)
-      ::setenv("RC_PARAMS", value, 1);
-    else
-      ::unsetenv("RC_PARAMS");
+    if (value) ::setenv("RC_PARAMS", value, 1);
+    else ::unsetenv("RC_PARAMS");
   }
   ~ScopedRcParams() {
-    if (saved_)
-      ::setenv("RC_PARAMS", saved_->c_str(), 1);
-    else
-      ::unsetenv("RC_PARAMS");
+    if (saved_) ::setenv("RC_PARAMS", saved_->c_str(), 1);
+    else ::unsetenv("RC_PARAMS");
   }
 
  private:
@@ -320,12 +316,12 @@ TEST(Search, OptionsComeFromRcParamsOrTheDefaults) {
     EXPECT_TRUE(o.shrink);
   }
   // The printed RC_PARAMS line, set in the environment, reaches the options and replays the finding.
-  const auto f = find_failure(long_and_batched, Architecture::scan, DType::bfloat16,
-                              options("search_test/options", 200, 31));
+  const auto f =
+      find_failure(long_and_batched, Architecture::scan, DType::bfloat16, options("search_test/options", 200, 31));
   ASSERT_TRUE(f);
   const std::string line = f->rc_reproduce;  // RC_PARAMS="reproduce=..."
-  const std::string value = line.substr(std::string("RC_PARAMS=\"").size(),
-                                        line.size() - std::string("RC_PARAMS=\"").size() - 1);
+  const std::string value =
+      line.substr(std::string("RC_PARAMS=\"").size(), line.size() - std::string("RC_PARAMS=\"").size() - 1);
   const ScopedRcParams env(value.c_str());
   const SearchOptions o = SearchOptions::from_rc_params("search_test/options", 3, 4);
   EXPECT_EQ("reproduce=" + o.reproduce, value);

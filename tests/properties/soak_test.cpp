@@ -44,8 +44,8 @@ TEST(Soak, NoCorrectBackendEverFails) {
   EXPECT_EQ(p.groups, groups);
   EXPECT_EQ(p.cases, *o.cases * groups);
   for (const Finding& f : p.findings)
-    ADD_FAILURE() << f.backend << " on case " << f.cases_until_failure << ", shrunk to " << to_string(f.request)
-                  << ": " << f.message;
+    ADD_FAILURE() << f.backend << " on case " << f.cases_until_failure << ", shrunk to " << to_string(f.request) << ": "
+                  << f.message;
 }
 
 }  // namespace

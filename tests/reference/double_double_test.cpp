@@ -140,8 +140,8 @@ Worst measure(const std::vector<Argument>& args, const Function& got, const Exac
 }
 
 //! Checks one function on one range and prints its worst agreement (the accuracy table of the header).
-void check(const char* function, const char* range, const std::vector<Argument>& args,
-           const Function& got, const Exact& exact, Tolerance tol = relative_100) {
+void check(const char* function, const char* range, const std::vector<Argument>& args, const Function& got,
+           const Exact& exact, Tolerance tol = relative_100) {
   const Worst w = measure(args, got, exact, tol);
   std::cout << "[ accuracy ] " << std::left << std::setw(8) << function << std::setw(34) << range << std::right
             << std::fixed << std::setprecision(1) << w.bits << " bits (worst of " << args.size() << ")\n"
@@ -201,8 +201,8 @@ TEST(DoubleDouble, Float128ConversionsAreExact) {
   for (int i = 0; i < 20000; ++i) {
     // A float128 with a random 113-bit significand.
     const double a = gen.log_uniform(0x1p-900, 0x1p1000);
-    const float128 v = float128(a) + float128(a * 0x1p-53 * gen.uniform(-1, 1)) +
-                       float128(a * 0x1p-106 * gen.uniform(-1, 1));
+    const float128 v =
+        float128(a) + float128(a * 0x1p-53 * gen.uniform(-1, 1)) + float128(a * 0x1p-106 * gen.uniform(-1, 1));
     const dd::Parts p = dd::parts_of(v);
     ASSERT_TRUE(dd::splits_exactly(p.head.hi));
     ASSERT_EQ(float128(p.head.hi) + float128(p.head.lo) + float128(p.tail), v) << v;
@@ -216,7 +216,7 @@ TEST(DoubleDouble, Float128ConversionsAreExact) {
 
     // hi + lo with lo anywhere from just below ulp(hi)/2 to far below, either sign; every 16th a tie.
     const double hi = gen.log_uniform(0x1p-1000, 0x1p1000);
-    double lo = hi * gen.log_uniform(0x1p-200, 0x1p-54) ;
+    double lo = hi * gen.log_uniform(0x1p-200, 0x1p-54);
     if (i % 16 == 0) {
       int e;
       std::frexp(hi, &e);
@@ -282,9 +282,9 @@ TEST(DoubleDouble, Exp) {
   check("exp", "[-670, 709]", gen.many(20000, [&] { return gen.uniform(dd::exp_argument_min, dd::exp_argument_max); }),
         dd_exp, mp_exp);
   check("exp", "|x| in [2^-60, 1]", gen.many(5000, [&] { return gen.log_uniform(0x1p-60, 1); }), dd_exp, mp_exp);
-  check("exp", "ends [-670, -660], [700, 709]", gen.many(4000, [&] {
-          return gen.uniform(0, 1) < 0.5 ? gen.uniform(-670, -660) : gen.uniform(700, 709);
-        }), dd_exp, mp_exp);
+  check("exp", "ends [-670, -660], [700, 709]",
+        gen.many(4000, [&] { return gen.uniform(0, 1) < 0.5 ? gen.uniform(-670, -660) : gen.uniform(700, 709); }),
+        dd_exp, mp_exp);
   check("exp_q", "[-1400, 1400]", gen.many(20000, [&] { return gen.uniform(-1400, 1400); }), exp_q, mp_exp,
         relative_109);
   check("exp_q", "|x| in [2^-60, 1]", gen.many(5000, [&] { return gen.log_uniform(0x1p-60, 1); }), exp_q, mp_exp,
@@ -299,8 +299,8 @@ TEST(DoubleDouble, Exp) {
 // ranges (up to 1400).
 TEST(DoubleDouble, Expm1) {
   Arguments gen(22);
-  check("expm1", "|x| in [2^-900, 2^-10]", gen.many(5000, [&] { return gen.log_uniform(0x1p-900, 0x1p-10); }),
-        dd_expm1, mp_expm1);
+  check("expm1", "|x| in [2^-900, 2^-10]", gen.many(5000, [&] { return gen.log_uniform(0x1p-900, 0x1p-10); }), dd_expm1,
+        mp_expm1);
   check("expm1", "[-1, 1]", gen.many(10000, [&] { return gen.uniform(-1, 1); }), dd_expm1, mp_expm1);
   check("expm1", "[-745, 709]", gen.many(10000, [&] { return gen.uniform(-745, dd::exp_argument_max); }), dd_expm1,
         mp_expm1);
@@ -324,14 +324,12 @@ TEST(DoubleDouble, Log1p) {
   }
   // 1 + x = (1 + x.hi) + x.lo + tail, exact in mpfr50 (1 + x.hi has at most 54 bits; x.lo is 0 or the
   // rounding error of -1 + eps).
-  check("log1p", "1 + x in [2^-900, 0.71]", near_minus_one, dd_log1p, [](const Argument& a) {
-    return log((mpfr50(1) + mpfr50(a.x.hi)) + mpfr50(a.x.lo) + mpfr50(a.tail));
-  });
+  check("log1p", "1 + x in [2^-900, 0.71]", near_minus_one, dd_log1p,
+        [](const Argument& a) { return log((mpfr50(1) + mpfr50(a.x.hi)) + mpfr50(a.x.lo) + mpfr50(a.tail)); });
   check("log1p", "|x| in [2^-900, 0.3]", gen.many(5000, [&] { return gen.log_uniform(0x1p-900, 0.3); }), dd_log1p,
         mp_log1p);
   check("log1p", "[-0.5, 1]", gen.many(10000, [&] { return gen.uniform(-0.5, 1); }), dd_log1p, mp_log1p);
-  check("log1p", "[1, 2^1000]", gen.many(5000, [&] { return gen.log_uniform(1, 0x1p1000, true); }), dd_log1p,
-        mp_log1p);
+  check("log1p", "[1, 2^1000]", gen.many(5000, [&] { return gen.log_uniform(1, 0x1p1000, true); }), dd_log1p, mp_log1p);
   const Number zero = dd::log1p(Number{0, 0});
   EXPECT_EQ(zero.hi, 0.0);
 }
@@ -339,8 +337,8 @@ TEST(DoubleDouble, Log1p) {
 // Proves: sqrt within 2^-100 over [2^-900, 2^1000], and exact on squares; sqrt_float128 within 2^-109.
 TEST(DoubleDouble, Sqrt) {
   Arguments gen(24);
-  check("sqrt", "[2^-900, 2^1000]", gen.many(20000, [&] { return gen.log_uniform(0x1p-900, 0x1p1000, true); }),
-        dd_sqrt, mp_sqrt);
+  check("sqrt", "[2^-900, 2^1000]", gen.many(20000, [&] { return gen.log_uniform(0x1p-900, 0x1p1000, true); }), dd_sqrt,
+        mp_sqrt);
   check("sqrt", "[0.25, 4]", gen.many(5000, [&] { return gen.uniform(0.25, 4); }), dd_sqrt, mp_sqrt);
   check("sqrt_q", "[2^-900, 2^1000]", gen.many(20000, [&] { return gen.log_uniform(0x1p-900, 0x1p1000, true); }),
         sqrt_q, mp_sqrt, relative_109);
@@ -405,8 +403,8 @@ TEST(DoubleDouble, CheckCatchesAWorseFunction) {
   EXPECT_GT(cancelled.score, 1.0) << "exp(x) - 1 passed as expm1 near 0";
   std::vector<Argument> large = gen.many(200, [&] { return gen.uniform(690, 709); });
   for (Argument& a : large) a.tail = a.x.hi * 0x1p-106;
-  const Worst no_tail =
-      measure(large, [](const Argument& a) { return exact_value(dd::exp(a.x)); }, mp_exp, relative_100);
+  const Worst no_tail = measure(
+      large, [](const Argument& a) { return exact_value(dd::exp(a.x)); }, mp_exp, relative_100);
   EXPECT_GT(no_tail.score, 1.0) << "exp without its argument's tail passed near 700";
 }
 
@@ -469,14 +467,13 @@ TEST(Quad, FunctionsOnFloat128Arguments) {
     for (int e = from; e < to; e += step) v.push_back(ldexp(float128(1.2345), e));
     return v;
   };
-  check_quad("exp", "|x| in [2^-20, 1400]", float128_values(gen, 5000, 0x1p-20, 1400), q_exp, mpfr_exp,
-             relative_109);
+  check_quad("exp", "|x| in [2^-20, 1400]", float128_values(gen, 5000, 0x1p-20, 1400), q_exp, mpfr_exp, relative_109);
   check_quad("exp", "[-11000, -1400] (fallback)", negated(float128_values(gen, 300, 1400, 11000, true)), q_exp,
              mpfr_exp, relative_109);
   check_quad("expm1", "|x| in [2^-900, 1400]", float128_values(gen, 5000, 0x1p-900, 1400), q_expm1, mpfr_expm1,
              relative_109);
-  check_quad("log1p", "[2^-900, 2^1000]", float128_values(gen, 5000, 0x1p-900, 0x1p1000, true), q_log1p,
-             mpfr_log1p, relative_109);
+  check_quad("log1p", "[2^-900, 2^1000]", float128_values(gen, 5000, 0x1p-900, 0x1p1000, true), q_log1p, mpfr_log1p,
+             relative_109);
   check_quad("log1p", "[-0.99, -2^-900]", negated(float128_values(gen, 3000, 0x1p-900, 0.99, true)), q_log1p,
              mpfr_log1p, relative_109);
   std::vector<float128> near_minus_one;  // -1 + eps, eps on float128's grid at 1 (2^-113)
@@ -489,8 +486,7 @@ TEST(Quad, FunctionsOnFloat128Arguments) {
   check_quad("sqrt", "[2^-16000, 2^16000] (fallback)", powers(-16000, 16000, 97), q_sqrt, mpfr_sqrt, relative_109);
   check_quad("sin", "|x| in [2^-900, 100]", float128_values(gen, 5000, 0x1p-900, 100), q_sin, mpfr_sin, trig_109);
   check_quad("cos", "|x| in [2^-900, 100]", float128_values(gen, 5000, 0x1p-900, 100), q_cos, mpfr_cos, trig_109);
-  check_quad("sin", "|x| in [1.6e6, 1e9] (fallback)", float128_values(gen, 300, 1.6e6, 1e9), q_sin, mpfr_sin,
-             trig_109);
+  check_quad("sin", "|x| in [1.6e6, 1e9] (fallback)", float128_values(gen, 300, 1.6e6, 1e9), q_sin, mpfr_sin, trig_109);
 }
 
 // Proves: Quad's conversions and arithmetic are float128's, bitwise: from int, float and double (its
@@ -527,10 +523,10 @@ TEST(Quad, EdgeArguments) {
     if (isnan(want) || isinf(want) || want == 0) return same_float128(got.value(), want);
     return abs(got.value() - want) <= float128(0x1p-99) * abs(want);
   };
-  for (const float128& v : {float128(0), float128(-0.0), inf, -inf, nan, denorm, -denorm, float128(0x1p-1074),
-                            float128(-800), float128(709.5), float128(11356), float128(11357), float128(-12000),
-                            float128(1e7), float128(0x1p-1000), float128(0x1p1020), float128(-1), float128(-2),
-                            float128(-1) + float128(0x1p-112)}) {
+  for (const float128& v :
+       {float128(0), float128(-0.0), inf, -inf, nan, denorm, -denorm, float128(0x1p-1074), float128(-800),
+        float128(709.5), float128(11356), float128(11357), float128(-12000), float128(1e7), float128(0x1p-1000),
+        float128(0x1p1020), float128(-1), float128(-2), float128(-1) + float128(0x1p-112)}) {
     SCOPED_TRACE(v.str(40, std::ios_base::scientific));
     const Quad q(v);
     EXPECT_TRUE(agrees(exp(q), exp(v))) << exp(q);

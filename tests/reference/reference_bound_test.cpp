@@ -108,7 +108,9 @@ TEST_P(BoundHolds, Float32SequentialIsWithinTheBound) {
     for (const DType dtype : {DType::float32, DType::bfloat16})
       for (int repeat = 0; repeat < (dtype == DType::float32 ? 6 : 2); ++repeat) {
         ++seed;
-        const SqrtGradient sqrt = (describe(arch).family == Family::gated_layer) && repeat % 2 == 1 ? SqrtGradient::exact : SqrtGradient::bounded;
+        const SqrtGradient sqrt = (describe(arch).family == Family::gated_layer) && repeat % 2 == 1
+                                      ? SqrtGradient::exact
+                                      : SqrtGradient::bounded;
         const bool optional_tensors = repeat % 3 != 2;
         const Case c =
             make_case(request(arch, shapes[repeat % 4], seed, regime, dtype, sqrt, optional_tensors, optional_tensors));

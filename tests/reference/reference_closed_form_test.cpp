@@ -54,10 +54,8 @@ S component_diff(const Complex<S>& x, const Complex<S>& y) {
 
 template <class F>
 bool same(const F& x, const F& y) {
-  if constexpr (ref::is_complex_v<F>)
-    return x.re == y.re && x.im == y.im;
-  else
-    return x == y;
+  if constexpr (ref::is_complex_v<F>) return x.re == y.re && x.im == y.im;
+  else return x == y;
 }
 
 //! Reads element (row, channel) of a [rows, W] case tensor as a field value (merged layout for complex).
@@ -143,10 +141,8 @@ TYPED_TEST(ScanClosedForm, ConstantDecayIsGeometricSeries) {
     const Case c = TestFixture::constant_decay_case(s, re, im, 11);
     const std::int64_t L = s.length, K = state_channels(TestFixture::arch, s) / s.heads;
     F a;
-    if constexpr (ref::is_complex_v<F>)
-      a = F(float128(re), float128(im));
-    else
-      a = F(re);
+    if constexpr (ref::is_complex_v<F>) a = F(float128(re), float128(im));
+    else a = F(re);
     std::vector<F> pow_a(L + 1, F(1)), pow_conj(L + 1, F(1));  // a^n, conj(a)^n
     for (std::int64_t n = 1; n <= L; ++n) {
       pow_a[n] = pow_a[n - 1] * a;

@@ -35,8 +35,9 @@ std::vector<DerivativeCase> derivative_cases(Architecture arch, bool with_clip =
   std::vector<DerivativeCase> cases;
   std::uint64_t seed = 1000 * static_cast<std::uint64_t>(arch);
   const std::vector<SqrtGradient> conventions =
-      (describe(arch).family == Family::gated_layer) ? std::vector<SqrtGradient>{SqrtGradient::bounded, SqrtGradient::exact}
-                     : std::vector<SqrtGradient>{SqrtGradient::bounded};
+      (describe(arch).family == Family::gated_layer)
+          ? std::vector<SqrtGradient>{SqrtGradient::bounded, SqrtGradient::exact}
+          : std::vector<SqrtGradient>{SqrtGradient::bounded};
   for (int repeat = 0; repeat < 2; ++repeat)
     for (const Regime regime : {Regime::default_, Regime::resets, Regime::long_memory})
       for (const SqrtGradient sqrt : conventions)

@@ -83,9 +83,8 @@ TEST_P(RecurrentGemmaFixture, AgreesWithPyTorch) {
   }
   EXPECT_EQ(tensors, 9) << "expected/ should hold y, h_last, dx, dh0, d_a_param and the four gate gradients";
   std::cout << "[ fixture ] " << std::left << std::setw(36) << dir.filename().string() << std::setw(9)
-            << to_string(precision) << " worst relative error "
-            << std::scientific << std::setprecision(2) << worst << " (" << worst_tensor << "), tolerance " << tolerance
-            << std::defaultfloat << "\n";
+            << to_string(precision) << " worst relative error " << std::scientific << std::setprecision(2) << worst
+            << " (" << worst_tensor << "), tolerance " << tolerance << std::defaultfloat << "\n";
   RecordProperty("worst_relative_error", std::to_string(worst));
 }
 

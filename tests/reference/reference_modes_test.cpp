@@ -258,7 +258,8 @@ TEST(LogDecays, ReferenceExponentiatesLogAExactly) {
       const long double dlog_a = g[t] * (t ? h[t - 1] : h0) * a[t];
       EXPECT_NEAR(r.values.at("h")[t], static_cast<double>(h[t]), 1e-15 * std::fabs(static_cast<double>(h[t])));
       EXPECT_NEAR(r.values.at("db")[t], static_cast<double>(g[t]), 1e-15 * std::fabs(static_cast<double>(g[t])));
-      EXPECT_NEAR(r.values.at("dlog_a")[t], static_cast<double>(dlog_a), 1e-15 * std::fabs(static_cast<double>(dlog_a)));
+      EXPECT_NEAR(r.values.at("dlog_a")[t], static_cast<double>(dlog_a),
+                  1e-15 * std::fabs(static_cast<double>(dlog_a)));
       EXPECT_GT(r.bounds.at("dlog_a")[t], 0.0);  // the kernel's own float32 exp is admitted
     }
     EXPECT_NEAR(r.values.at("dh0")[0], static_cast<double>(a[0] * g[0]), 1e-15);

@@ -47,7 +47,8 @@ TEST_P(Float128AgainstMpfr, AgreesToTwentyEightDigits) {
     for (const Regime regime : {Regime::default_, Regime::long_memory, Regime::resets, Regime::extreme, Regime::clip})
       for (const SqrtGradient sqrt : {SqrtGradient::bounded, SqrtGradient::exact})
         for (const bool optional_tensors : {true, false}) {
-          if (!(describe(arch).family == Family::gated_layer) && sqrt == SqrtGradient::exact) continue;  // no convention for the plain scans
+          if (!(describe(arch).family == Family::gated_layer) && sqrt == SqrtGradient::exact)
+            continue;  // no convention for the plain scans
           ++seed;
           const Shape shape{2, 9 + static_cast<std::int64_t>(seed % 12), 8, 2};
           const Case c =

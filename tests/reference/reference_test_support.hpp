@@ -287,10 +287,8 @@ std::map<std::string, std::vector<S>> assemble_outputs(const Case& c) {
         for (std::int64_t t = 0; t < L; ++t) {
           const F& d = owner.dx_direct[t * K + channel % K];
           S direct;
-          if constexpr (ref::is_complex_v<F>)
-            direct = p < Wc ? d.re : d.im;
-          else
-            direct = d;
+          if constexpr (ref::is_complex_v<F>) direct = p < Wc ? d.re : d.im;
+          else direct = d;
           out["dx"][(b * L + t) * W + p] = direct + gate.dx_gate[t * Ki + p % Ki];
         }
       }

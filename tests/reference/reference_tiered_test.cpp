@@ -28,7 +28,8 @@ ReferenceOptions options_of(Precision precision, bool strict) {
 
 //! |tiered - float128| <= 1/1000 of the bound the element is judged by, plus float128's own rounding to
 //! double; elements of recomputed blocks are float128's exactly.
-void expect_within_certified_bound(const ReferenceResult& tiered, const ReferenceResult& exact, const std::string& what) {
+void expect_within_certified_bound(const ReferenceResult& tiered, const ReferenceResult& exact,
+                                   const std::string& what) {
   for (const auto& [name, values] : exact.values) {
     const Tensor<double>& got = tiered.values.at(name);
     const Tensor<double>& bound = exact.bounds.at(name);
@@ -46,8 +47,8 @@ void expect_within_certified_bound(const ReferenceResult& tiered, const Referenc
   }
 }
 
-void expect_bitwise_equal(const std::map<std::string, Tensor<double>>& a, const std::map<std::string, Tensor<double>>& b,
-                          const std::string& what) {
+void expect_bitwise_equal(const std::map<std::string, Tensor<double>>& a,
+                          const std::map<std::string, Tensor<double>>& b, const std::string& what) {
   ASSERT_EQ(a.size(), b.size()) << what;
   for (const auto& [name, t] : a)
     for (std::int64_t i = 0; i < t.size(); ++i)
@@ -95,8 +96,8 @@ TEST(TieredReference, CertifiesTheDefaultRegimeWithoutFloat128) {
 //! softplus(a_param) = e^-800 underflows double (not float128), so q = 1 - |a|^2 is 0 in double and the exact
 //! sqrt-gradient 1/(2 sqrt q) infinite, where float128 keeps q ~ 1e-347 and a finite gradient.
 TEST(TieredReference, RecomputesInFloat128ExactlyTheBlocksDoubleCannotCertify) {
-  Case c = make_case(request(Architecture::rglru, {2, 40, 8, 2}, 3, Regime::default_, DType::float32,
-                             SqrtGradient::exact));
+  Case c =
+      make_case(request(Architecture::rglru, {2, 40, 8, 2}, 3, Regime::default_, DType::float32, SqrtGradient::exact));
   c.at("a_param")[1] = -800.0f;  // channel 1: head 0
   const ReferenceResult exact = compute_reference(c, options_of(Precision::float128, false));
   const ReferenceResult tiered = compute_reference(c, options_of(Precision::tiered, false));

@@ -170,7 +170,9 @@ TEST(HistoryPage, FiltersAndRefusesAnEmptySelection) {
   for (const TrendSeries& s : v.series) EXPECT_NE(s.backend, sequential);
   EXPECT_FALSE(contains(render_history_html(v), "class=\"series device-time\""));  // only sequential was timed
   EXPECT_TRUE(contains(render_history_html(history_view(h, {"nightly", sequential})), "class=\"series device-time\""));
-  EXPECT_TRUE(contains(input_error([&] { history_view(h, {"nightly", "rglru/*"}); }),
+  EXPECT_TRUE(contains(input_error([&] {
+                         history_view(h, {"nightly", "rglru/*"});
+                       }),
                        "has no report of label 'nightly' with a backend matching 'rglru/*'"));
   EXPECT_TRUE(contains(input_error([&] { history_view(h, {"nightly", "*", "2025-01-01"}); }), "since 2025-01-01"));
 }

@@ -72,9 +72,11 @@ struct Synthetic {
 //! The tensors of each architecture's passes (core/case.cpp's layouts, shortened for rglru).
 std::vector<std::string> outputs(Architecture a, Direction direction) {
   if (a == Architecture::scan)
-    return direction == Direction::forward ? std::vector<std::string>{"h", "h_last"} : std::vector<std::string>{"da", "db", "dh0"};
-  return direction == Direction::forward ? std::vector<std::string>{"y", "h_last"}
-                            : std::vector<std::string>{"dx", "dh0", "d_a_param", "d_input_gate_w", "d_a_gate_b"};
+    return direction == Direction::forward ? std::vector<std::string>{"h", "h_last"}
+                                           : std::vector<std::string>{"da", "db", "dh0"};
+  return direction == Direction::forward
+             ? std::vector<std::string>{"y", "h_last"}
+             : std::vector<std::string>{"dx", "dh0", "d_a_param", "d_input_gate_w", "d_a_gate_b"};
 }
 
 //! Rows of scan and rglru (float32; rglru also bfloat16) over lengths 1..4096, with the oddities the page
@@ -86,14 +88,21 @@ Report synthetic_report(const Synthetic& s) {
   r.generated_at = "2025-01-02T03:04:05Z";
   r.tool = {"scancheck", "0.4.0", "9d58afa"};
   r.environment = {"host", std::nullopt, "GCC 12.2.0", std::nullopt, "builder-1", 2};
-  r.method = {"custom", "float128", "the first-order bound of a float32 sequential evaluation",
-              "rglru/sequential@fp32", "full", 7, "*", {1, 64, 4096}, std::nullopt};
+  r.method = {"custom",
+              "float128",
+              "the first-order bound of a float32 sequential evaluation",
+              "rglru/sequential@fp32",
+              "full",
+              7,
+              "*",
+              {1, 64, 4096},
+              std::nullopt};
   r.coverage.backends_total = 480;
   r.scope = default_scope(r.method);
   int case_index = 0;
-  for (const auto& [architecture, dtype] : {std::pair{Architecture::scan, DType::float32},
-                                            std::pair{Architecture::rglru, DType::float32},
-                                            std::pair{Architecture::rglru, DType::bfloat16}})
+  for (const auto& [architecture, dtype] :
+       {std::pair{Architecture::scan, DType::float32}, std::pair{Architecture::rglru, DType::float32},
+        std::pair{Architecture::rglru, DType::bfloat16}})
     for (const std::int64_t length : s.lengths) {
       CaseEntry c;
       c.id = fmt::format("c{}", case_index++);
@@ -302,8 +311,9 @@ void expect_finite_coordinates(const std::string& html) {
     const std::string svg = html.substr(begin, html.find("</svg>", begin) - begin);
     for (auto it = std::sregex_iterator(svg.begin(), svg.end(), attribute); it != std::sregex_iterator(); ++it) {
       const std::string name = (*it)[1], value = (*it)[2];
-      const std::regex& form =
-          name == "points" || name == "viewBox" ? numbers : name == "transform" ? transform : number;
+      const std::regex& form = name == "points" || name == "viewBox" ? numbers
+                               : name == "transform"                 ? transform
+                                                                     : number;
       EXPECT_TRUE(std::regex_match(value, form)) << name << "=\"" << value << '"';
       ++checked;
     }

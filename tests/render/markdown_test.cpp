@@ -32,7 +32,8 @@ TEST(ReportMarkdown, VerdictFirstThenATablePerArchitecture) {
     EXPECT_GT(at, previous) << heading;
     previous = at;
   }
-  EXPECT_NE(md.find("| backend | worst tensor | error / bound | baseline ratio | ULP p99 | max ULP |"), std::string::npos);
+  EXPECT_NE(md.find("| backend | worst tensor | error / bound | baseline ratio | ULP p99 | max ULP |"),
+            std::string::npos);
   EXPECT_NE(md.find("| rglru/sequential@bf16 |"), std::string::npos);
   EXPECT_EQ(md.find("## Failures"), std::string::npos);
 }
@@ -57,8 +58,7 @@ TEST(ReportMarkdown, FailuresComeBeforeTheTablesWithTheirRepro) {
 TEST(ReportTimings, DeviceTimesStandBesideTheErrors) {
   Report r = small_report();
   EXPECT_EQ(render_markdown(r).find("fwd ms"), std::string::npos) << "host reports have no timing columns";
-  for (Row& row : r.rows)
-    row.timing = Timing{row.direction == Direction::forward ? 0.25 : 0.75, 0.2, 0.9, 10};
+  for (Row& row : r.rows) row.timing = Timing{row.direction == Direction::forward ? 0.25 : 0.75, 0.2, 0.9, 10};
   r.rows.front().timing->median_ms = 1.5;  // the largest median of its backend's forward rows is shown
   const std::string md = render_markdown(r);
   EXPECT_NE(md.find("| fwd ms | bwd ms |"), std::string::npos);

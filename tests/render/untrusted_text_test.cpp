@@ -77,8 +77,8 @@ Report hostile_report(const std::string& backend) {
   r.generated_at = "2026-12-03T12:00:00Z";
   r.tool = {"scancheck", "0.4.0 <b>", "9d58afa|x"};
   r.environment = {"host", std::nullopt, "GCC <12>", std::nullopt, "<svg onload=\"document.title='PWNED'\">", 2};
-  r.method = {"custom", "float128", "the bound", "rglru/sequential@fp32", "full", 7, "{pwn,evil}:*|" + script,
-              {33}, std::nullopt};
+  r.method = {"custom", "float128",  "the bound", "rglru/sequential@fp32", "full", 7, "{pwn,evil}:*|" + script,
+              {33},     std::nullopt};
   r.coverage.backends_total = 2;
   r.scope = {script + " | scope", "1. not a list | *x*", "# not a heading"};
   CaseEntry c;
@@ -101,8 +101,8 @@ Report hostile_report(const std::string& backend) {
   fault.log = "Traceback | first line\n```\n" + script + "\n- not a list\n\n===\r  </pre><b>bold</b>\n";
   fault.missing = {"dx<i>"};
   r.rows = {baseline, failing, fault};
-  r.providers = {{"pwn-ed_", "--worker 'evil | " + script + "'", "python " + image + " | *3*", "pkg`x`",
-                  std::nullopt, "# " + script}};
+  r.providers = {{"pwn-ed_", "--worker 'evil | " + script + "'", "python " + image + " | *3*", "pkg`x`", std::nullopt,
+                  "# " + script}};
   summarise(r);
   return r;
 }

@@ -226,10 +226,12 @@ PRAGMA user_version = 1;
                            "'2024-07-01T00:00:00Z', {}, 0, 0, 4, ?1)",
                            report.generated_at, report.tool.git_revision, report.rows.size()),
                to_json_text(report));
-  db.exec("INSERT INTO report_rows VALUES (1, 0, 'scan/sequential@fp32', 'scan', 'float32', 'forward', "
-          "'--architecture scan', 'B=1 L=33 W=8 H=1', 'scancheck check', 'pass', '', NULL)");
-  db.exec("INSERT INTO row_tensors VALUES (1, 0, 'h', 'float32', 1e-7, 0.05, 1, ''), "
-          "(1, 0, 'h_last', 'float32', 3e-7, 0.05, 1, '')");
+  db.exec(
+      "INSERT INTO report_rows VALUES (1, 0, 'scan/sequential@fp32', 'scan', 'float32', 'forward', "
+      "'--architecture scan', 'B=1 L=33 W=8 H=1', 'scancheck check', 'pass', '', NULL)");
+  db.exec(
+      "INSERT INTO row_tensors VALUES (1, 0, 'h', 'float32', 1e-7, 0.05, 1, ''), "
+      "(1, 0, 'h_last', 'float32', 3e-7, 0.05, 1, '')");
 }
 
 }  // namespace scancheck::reports::history_fixtures

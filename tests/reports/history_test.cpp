@@ -116,15 +116,16 @@ TEST(HistorySchema, ANewerVersionIsRefusedUntouched) {
   TempDir dir;
   {
     RawDb raw(dir / "h.db");
-    raw.exec(fmt::format("CREATE TABLE reports (id INTEGER PRIMARY KEY, future TEXT); PRAGMA application_id = "
-                         "1396918347; PRAGMA user_version = {}",
-                         history_schema_version + 1));
+    raw.exec(
+        fmt::format("CREATE TABLE reports (id INTEGER PRIMARY KEY, future TEXT); PRAGMA application_id = "
+                    "1396918347; PRAGMA user_version = {}",
+                    history_schema_version + 1));
   }
   for (const History::Open mode : {History::Open::create_or_upgrade, History::Open::existing}) {
     const std::string message = input_error([&] { History h(dir / "h.db", mode); });
     const std::string refusal =
-        fmt::format("history database {} has schema version {}; this scancheck reads up to {}",
-                    (dir / "h.db").string(), history_schema_version + 1, history_schema_version);
+        fmt::format("history database {} has schema version {}; this scancheck reads up to {}", (dir / "h.db").string(),
+                    history_schema_version + 1, history_schema_version);
     EXPECT_TRUE(contains(message, refusal));
   }
   RawDb raw(dir / "h.db");
@@ -262,17 +263,17 @@ TEST(HistoryQuery, BestEarlierHasTheFewestFailuresThenTheSmallestMeanError) {
     summarise(r);
     return r;
   };
-  h.add(report(1, 0.5, true));   // the smallest errors, but a failing row
+  h.add(report(1, 0.5, true));  // the smallest errors, but a failing row
   h.add(report(2, 3, false));
-  h.add(report(3, 2, false));    // <- best before the 10th: no failure, smaller mean error than the 2nd
-  h.add(report(4, 2, false));    // as good as the 3rd: ties go to the newest ... but see below
+  h.add(report(3, 2, false));  // <- best before the 10th: no failure, smaller mean error than the 2nd
+  h.add(report(4, 2, false));  // as good as the 3rd: ties go to the newest ... but see below
   Report interrupted = report(5, 0.1, false);
   interrupted.interrupted = "stopped after 1 of 2 cases";
   h.add(interrupted);            // never a baseline
-  h.add(report(6, 0.1, false) );  // the best of all, but not earlier than the 6th
+  h.add(report(6, 0.1, false));  // the best of all, but not earlier than the 6th
   Report empty = empty_report("nightly", 5, 5);
   summarise(empty);
-  h.add(empty);                  // no rows: never a baseline
+  h.add(empty);  // no rows: never a baseline
 
   std::optional<HistoryEntry> best = h.best_earlier("nightly", "2024-06-06T02:00:00Z");
   ASSERT_TRUE(best);

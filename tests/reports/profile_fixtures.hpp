@@ -27,7 +27,8 @@ inline const std::string samu_chunk32 = "fused_output_fused_write_shared_sfu_chu
 inline const std::string samu_grouped = "fused_output_fused_write_shared_sfu_grouped_prefix64_hierarchical_chunk32";
 
 //! The production shapes of the seed-shapes preset, with its 16 heads.
-inline const std::vector<Shape> seed_shapes = {{4, 2048, 2048, 16}, {1, 8192, 2560, 16}, {1, 32768, 1024, 16}, {1, 32768, 2048, 16}};
+inline const std::vector<Shape> seed_shapes = {
+    {4, 2048, 2048, 16}, {1, 8192, 2560, 16}, {1, 32768, 1024, 16}, {1, 32768, 2048, 16}};
 
 inline TensorEntry measured(const std::string& name, double max_abs, double max_exact, double bound_ratio) {
   TensorEntry t;
@@ -97,8 +98,8 @@ inline void add_row(Report& r, const std::string& backend, const Shape& shape, D
 inline Report seed_shape_report() {
   Report r = empty_report();
   for (const Shape& shape : seed_shapes)
-    for (const std::string& backend : {"rglru/" + rglru_variant, "complex_rglru/" + samu_chunk32,
-                                       "complex_rglru/" + samu_grouped})
+    for (const std::string& backend :
+         {"rglru/" + rglru_variant, "complex_rglru/" + samu_chunk32, "complex_rglru/" + samu_grouped})
       for (const char* dtype : {"@fp32", "@bf16"})
         for (Direction d : {Direction::forward, Direction::backward}) add_row(r, backend + dtype, shape, d);
   summarise(r);

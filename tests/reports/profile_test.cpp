@@ -69,7 +69,8 @@ TEST(ProfileReader, ReadsTheSeedProfile) {
   EXPECT_EQ(first.top_cuda_events[0].name, "_reverse_chunk_replay");
   EXPECT_EQ(p.rows[1].architecture, "samu");
   EXPECT_EQ(p.rows[1].backend, samu_chunk32);
-  const auto samu = std::count_if(p.rows.begin(), p.rows.end(), [](const ProfileRow& r) { return r.architecture == "samu"; });
+  const auto samu =
+      std::count_if(p.rows.begin(), p.rows.end(), [](const ProfileRow& r) { return r.architecture == "samu"; });
   EXPECT_EQ(samu, 4);
 }
 
@@ -114,11 +115,13 @@ TEST(ProfileReader, RejectsEachMalformedKindNamingTheField) {
   const std::vector<Malformed> kinds = {
       {"unknown top-level key", [](json& j) { j["comment"] = "x"; }, "unknown field 'comment'"},
       {"unknown row key", [](json& j) { j["rows"][0]["dtype"] = "bf16"; }, "rows[0]: unknown field 'dtype'"},
-      {"unknown shape key", [](json& j) { j["rows"][0]["shape"]["heads"] = 16; }, "rows[0].shape: unknown field 'heads'"},
+      {"unknown shape key", [](json& j) { j["rows"][0]["shape"]["heads"] = 16; },
+       "rows[0].shape: unknown field 'heads'"},
       {"unknown category key", [](json& j) { j["rows"][0]["categories"]["copy"]["share"] = 0.4; },
        "rows[0].categories.copy: unknown field 'share'"},
       {"missing method", [](json& j) { j.erase("method"); }, "missing field 'method'"},
-      {"missing cuda_events", [](json& j) { j["rows"][0].erase("cuda_events"); }, "rows[0]: missing field 'cuda_events'"},
+      {"missing cuda_events", [](json& j) { j["rows"][0].erase("cuda_events"); },
+       "rows[0]: missing field 'cuda_events'"},
       {"missing categories", [](json& j) { j["rows"][0].erase("categories"); }, "rows[0]: missing field 'categories'"},
       {"architecture not a string", [](json& j) { j["rows"][0]["architecture"] = 5; },
        "rows[0].architecture: expected a string"},
@@ -133,10 +136,12 @@ TEST(ProfileReader, RejectsEachMalformedKindNamingTheField) {
        "rows[0].top_cuda_events[0].duration_us: expected a non-negative number"},
       {"duration as text", [](json& j) { j["rows"][0]["summed_cuda_duration_us"] = "10.5"; },
        "rows[0].summed_cuda_duration_us: expected a non-negative number"},
-      {"negative events", [](json& j) { j["rows"][0]["cuda_events"] = -3; }, "rows[0].cuda_events: expected a non-negative integer"},
+      {"negative events", [](json& j) { j["rows"][0]["cuda_events"] = -3; },
+       "rows[0].cuda_events: expected a non-negative integer"},
       {"fractional events", [](json& j) { j["rows"][0]["categories"]["gemm"]["events"] = 1.5; },
        "rows[0].categories.gemm.events: expected a non-negative integer"},
-      {"zero width", [](json& j) { j["rows"][0]["shape"]["width"] = 0; }, "rows[0].shape.width: expected a positive integer"},
+      {"zero width", [](json& j) { j["rows"][0]["shape"]["width"] = 0; },
+       "rows[0].shape.width: expected a positive integer"},
       {"schema_version 2", [](json& j) { j["schema_version"] = 2; }, "schema_version: expected 1"},
       {"schema_version as text", [](json& j) { j["schema_version"] = "1"; }, "schema_version: expected 1"},
       {"empty rows", [](json& j) { j["rows"] = json::array(); }, "rows: expected at least one row"},
@@ -148,7 +153,11 @@ TEST(ProfileReader, RejectsEachMalformedKindNamingTheField) {
        "rows[0].backend: 'My Kernels:chunk16': the provider must be"},
       {"architecture with a space", [](json& j) { j["rows"][0]["architecture"] = "rg lru"; },
        "rows[0].architecture: expected an architecture name"},
-      {"not an object", [](json& j) { j = json::array({1, 2}); }, "expected a JSON object"},
+      {"not an object",
+       [](json& j) {
+         j = json::array({1, 2});
+       },
+       "expected a JSON object"},
   };
   for (const Malformed& k : kinds) {
     SCOPED_TRACE(k.what);
@@ -159,7 +168,8 @@ TEST(ProfileReader, RejectsEachMalformedKindNamingTheField) {
     EXPECT_TRUE(contains(message, k.message));
     EXPECT_EQ(message.find('\n'), std::string::npos) << message;
   }
-  EXPECT_TRUE(contains(input_error([] { parse_profile("{\"schema_version\": 1,", "p.json"); }), "profile p.json: not JSON"));
+  EXPECT_TRUE(
+      contains(input_error([] { parse_profile("{\"schema_version\": 1,", "p.json"); }), "profile p.json: not JSON"));
   EXPECT_TRUE(contains(input_error([] { load_profile("/nonexistent/profile.json"); }),
                        "profile /nonexistent/profile.json: cannot read it"));
 }
@@ -175,7 +185,9 @@ TEST(ProfileAliases, ParsesFromEqualsToAndRejectsTheRest) {
   EXPECT_TRUE(contains(input_error([] { parse_profile_aliases({"samu="}); }), "must both be non-empty"));
   EXPECT_TRUE(contains(input_error([] { parse_profile_aliases({"a=b=c"}); }), "more than one '='"));
   EXPECT_TRUE(contains(input_error([] { parse_profile_aliases({"rglru=rglru"}); }), "are the same"));
-  EXPECT_TRUE(contains(input_error([] { parse_profile_aliases({"samu=complex_rglru", "samu=rglru"}); }),
+  EXPECT_TRUE(contains(input_error([] {
+                         parse_profile_aliases({"samu=complex_rglru", "samu=rglru"});
+                       }),
                        "'samu' is already read as 'complex_rglru'"));
 }
 
@@ -197,7 +209,8 @@ TEST(ProfileJoin, EverySeedRowMatchesWithTheSamuAlias) {
   // six combinations (x 2 dtypes) are backward rows at profiled shapes without an entry.
   EXPECT_EQ(j.report_rows_unprofiled, 8);
   EXPECT_EQ(j.unprofiled_backends.size(), 4u);
-  const auto timed = std::count_if(r.rows.begin(), r.rows.end(), [](const Row& row) { return row.profile.has_value(); });
+  const auto timed =
+      std::count_if(r.rows.begin(), r.rows.end(), [](const Row& row) { return row.profile.has_value(); });
   EXPECT_EQ(timed, 16);
   for (const Row& row : r.rows) {
     SCOPED_TRACE(row.backend + " " + to_string(row.shape));
@@ -248,18 +261,23 @@ TEST(ProfileJoin, AJoinReplacesTheOneBefore) {
   join_profile(r, seed(), samu_alias());
   join_profile(r, seed(), {});
   EXPECT_EQ(r.profile->report_rows_timed, 8);
-  const auto timed = std::count_if(r.rows.begin(), r.rows.end(), [](const Row& row) { return row.profile.has_value(); });
+  const auto timed =
+      std::count_if(r.rows.begin(), r.rows.end(), [](const Row& row) { return row.profile.has_value(); });
   EXPECT_EQ(timed, 8);
 }
 
 //! A one-row profile of `architecture`/`backend` at `shape`.
 Profile one_row_profile(const std::string& architecture, const std::string& backend, ProfileShape shape) {
-  return parse_profile(json{{"schema_version", 1}, {"method", "m"},
-                            {"rows", {{{"shape", {{"batch", shape.batch}, {"length", shape.length}, {"width", shape.width}}},
-                                       {"architecture", architecture}, {"backend", backend}, {"cuda_events", 2},
-                                       {"summed_cuda_duration_us", 12.5},
-                                       {"categories", {{"scan", {{"events", 2}, {"duration_us", 12.5}}}}},
-                                       {"top_cuda_events", json::array()}}}}}
+  return parse_profile(json{{"schema_version", 1},
+                            {"method", "m"},
+                            {"rows",
+                             {{{"shape", {{"batch", shape.batch}, {"length", shape.length}, {"width", shape.width}}},
+                               {"architecture", architecture},
+                               {"backend", backend},
+                               {"cuda_events", 2},
+                               {"summed_cuda_duration_us", 12.5},
+                               {"categories", {{"scan", {{"events", 2}, {"duration_us", 12.5}}}}},
+                               {"top_cuda_events", json::array()}}}}}
                            .dump(),
                        "one.json");
 }
@@ -278,21 +296,21 @@ TEST(ProfileJoin, EachUnmatchedRowSaysWhy) {
                        "backend rglru/fused_chunk16 (any io dtype) is not in this report"));
   // The variant exists, under the other architecture only.
   EXPECT_TRUE(contains(reason_of(r, one_row_profile("rglru", samu_chunk32, {4, 2048, 2048})), "is not in this report"));
-  EXPECT_TRUE(contains(reason_of(r, one_row_profile("samu", samu_chunk32, {4, 2048, 2048}),
-                                 parse_profile_aliases({"samu=lstm"})),
-                       "architecture 'samu' is read as 'lstm' (--timings-alias samu=lstm)"));
+  EXPECT_TRUE(contains(
+      reason_of(r, one_row_profile("samu", samu_chunk32, {4, 2048, 2048}), parse_profile_aliases({"samu=lstm"})),
+      "architecture 'samu' is read as 'lstm' (--timings-alias samu=lstm)"));
   Report some_shapes = seed_shape_report();
-  std::erase_if(some_shapes.rows, [](const Row& row) {
-    return row.backend.starts_with("rglru/") && row.shape == seed_shapes[1];
-  });
+  std::erase_if(some_shapes.rows,
+                [](const Row& row) { return row.backend.starts_with("rglru/") && row.shape == seed_shapes[1]; });
   EXPECT_TRUE(contains(reason_of(some_shapes, one_row_profile("rglru", rglru_variant, {1, 8192, 2560})),
                        "has no row at batch 1, length 8192, width 2560"));
   Report forward_only = seed_shape_report();
   std::erase_if(forward_only.rows, [](const Row& row) {
     return row.backend.starts_with("rglru/") && row.shape == seed_shapes[0] && row.direction == Direction::backward;
   });
-  EXPECT_TRUE(contains(reason_of(forward_only, one_row_profile("rglru", rglru_variant, {4, 2048, 2048})),
-                       "has only forward rows at batch 4, length 2048, width 2048: the profile times the backward pass"));
+  EXPECT_TRUE(
+      contains(reason_of(forward_only, one_row_profile("rglru", rglru_variant, {4, 2048, 2048})),
+               "has only forward rows at batch 4, length 2048, width 2048: the profile times the backward pass"));
 }
 
 TEST(ProfileJoin, ProviderAliasesJoinForeignBackends) {
@@ -300,14 +318,16 @@ TEST(ProfileJoin, ProviderAliasesJoinForeignBackends) {
   add_row(r, "mykernels:rglru/triton_chunk64@bf16", seed_shapes[0], Direction::forward);
   add_row(r, "mykernels:rglru/triton_chunk64@bf16", seed_shapes[0], Direction::backward);
   const Profile p = one_row_profile("rglru", "triton:triton_chunk64", {4, 2048, 2048});
-  EXPECT_TRUE(contains(reason_of(r, p), "the report has it from provider 'mykernels': --timings-alias triton=mykernels"));
+  EXPECT_TRUE(
+      contains(reason_of(r, p), "the report has it from provider 'mykernels': --timings-alias triton=mykernels"));
   join_profile(r, p, parse_profile_aliases({"triton=mykernels"}));
   EXPECT_TRUE(r.profile->unmatched.empty());
   EXPECT_EQ(r.profile->report_rows_timed, 1);
   EXPECT_TRUE(row_of(r, "mykernels:rglru/triton_chunk64@bf16", seed_shapes[0], Direction::backward).profile);
   // The foreign variant named without its provider: the hint says how to name it.
-  EXPECT_TRUE(contains(reason_of(r, one_row_profile("rglru", "triton_chunk64", {4, 2048, 2048})),
-                       "the report has it from provider 'mykernels' (name it mykernels:triton_chunk64 in the profile)"));
+  EXPECT_TRUE(
+      contains(reason_of(r, one_row_profile("rglru", "triton_chunk64", {4, 2048, 2048})),
+               "the report has it from provider 'mykernels' (name it mykernels:triton_chunk64 in the profile)"));
   // A built-in's variant under a provider name that the report lacks does not join to the built-in.
   EXPECT_TRUE(contains(reason_of(r, one_row_profile("rglru", "triton:" + rglru_variant, {4, 2048, 2048})),
                        "the report has it as a built-in backend"));
@@ -354,7 +374,8 @@ TEST(ProfileJoin, SurvivesReportJsonAndOldReportsStillRead) {
       row_json["direction"] = "forward";
       break;
     }
-  EXPECT_TRUE(contains(input_error([&] { from_json(forward, "f.json"); }), "only backward rows carry a profile timing"));
+  EXPECT_TRUE(
+      contains(input_error([&] { from_json(forward, "f.json"); }), "only backward rows carry a profile timing"));
   json negative = written;
   negative["profile"]["source"]["sha256"] = "xyz";
   EXPECT_TRUE(contains(input_error([&] { from_json(negative, "n.json"); }), "profile.source.sha256"));

@@ -43,7 +43,8 @@ TEST(ReportPlan, QuickCoversEveryBackendWithALadderOfLengths) {
   for (const PlannedCase& c : plan.cases) EXPECT_GE(c.request.shape.width, 64) << to_string(c.request);
   std::int64_t runs = 0;
   for (const PlannedCase& c : plan.cases)
-    for (const BackendInfo& b : registry()) runs += b.architecture == c.request.architecture && b.io_dtype == c.request.io_dtype;
+    for (const BackendInfo& b : registry())
+      runs += b.architecture == c.request.architecture && b.io_dtype == c.request.io_dtype;
   EXPECT_EQ(plan.backend_runs, runs);
 }
 
@@ -280,7 +281,8 @@ TEST(ReportJson, ProvidersTravelWithTheirRuntimeAndProvenance) {
                   "1.2.0", std::nullopt},
                  {"cppdemo", "--plugin build/cppdemo.so", std::nullopt, std::nullopt, std::nullopt, std::nullopt}};
   const json j = to_json(r);
-  EXPECT_EQ(j["providers"][0]["provenance"], (json{{"package", "mykernels"}, {"version", "1.2.0"}, {"commit", nullptr}}));
+  EXPECT_EQ(j["providers"][0]["provenance"],
+            (json{{"package", "mykernels"}, {"version", "1.2.0"}, {"commit", nullptr}}));
   EXPECT_TRUE(j["providers"][1]["provenance"].is_null());
   EXPECT_EQ(from_json(json::parse(j.dump()), "providers.json").providers, r.providers);
   fs::create_directories(test_reports / "providers");

@@ -77,8 +77,15 @@ Report empty_report(const std::string& label = "unit", std::uint64_t seed = 1) {
   r.generated_at = fmt::format("2024-05-0{}T12:00:00Z", seed % 9 + 1);
   r.tool = {"scancheck", "0.1.0", fmt::format("abc{}", seed)};
   r.environment = {"host", std::nullopt, "GCC 12.2.0", std::nullopt, "testhost", 2};
-  r.method = {"custom", "float128", "first-order float32 bounds", "scan/sequential@fp32",
-              "none: every element", seed, "scan/*@fp32", {2, 33}, std::nullopt};
+  r.method = {"custom",
+              "float128",
+              "first-order float32 bounds",
+              "scan/sequential@fp32",
+              "none: every element",
+              seed,
+              "scan/*@fp32",
+              {2, 33},
+              std::nullopt};
   r.coverage.backends_total = 5;
   r.scope = default_scope(r.method);
   return r;
@@ -100,7 +107,9 @@ void add_row(Report& r, const CaseRequest& request, const std::string& backend, 
   row.architecture = request.architecture;
   row.backend = backend;
   row.direction = direction;
-  row.verdict = std::all_of(tensors.begin(), tensors.end(), [](const TensorEntry& t) { return t.pass; }) ? Verdict::pass : Verdict::fail;
+  row.verdict = std::all_of(tensors.begin(), tensors.end(), [](const TensorEntry& t) { return t.pass; })
+                    ? Verdict::pass
+                    : Verdict::fail;
   row.tensors = std::move(tensors);
   row.seed = request.seed;
   row.repro = fmt::format("scancheck check {} --backend '{}'", to_string(request), backend);
@@ -371,7 +380,9 @@ TEST(ReportMerge, PolicyMismatchIsRejected) {
 }
 
 TEST(ReportMerge, FewerThanTwoReportsAreRejected) {
-  EXPECT_NE(input_error([] { merge_reports({{"a.json", shard(chunk16, {1}, 1, 5)}}); }).find("at least two"),
+  EXPECT_NE(input_error([] {
+              merge_reports({{"a.json", shard(chunk16, {1}, 1, 5)}});
+            }).find("at least two"),
             std::string::npos);
 }
 
@@ -403,7 +414,8 @@ TEST(ReportMerge, ShardsWithoutAReportAreNamedInCoverage) {
   EXPECT_EQ(describe_shards(m.coverage), "2 of 4 shards merged; without a report: 1, 2; cut short: 3");
   // The merge is the run, not a shard of it.
   EXPECT_FALSE(m.method.shard);
-  EXPECT_TRUE(std::none_of(m.scope.begin(), m.scope.end(), [](const std::string& s) { return s.starts_with("Shard "); }));
+  EXPECT_TRUE(
+      std::none_of(m.scope.begin(), m.scope.end(), [](const std::string& s) { return s.starts_with("Shard "); }));
   const Report back = from_json(to_json(m), "m.json");
   EXPECT_EQ(back.coverage.shards->missing, m.coverage.shards->missing);
   EXPECT_EQ(back.coverage.shards->interrupted, m.coverage.shards->interrupted);
@@ -438,15 +450,25 @@ TEST(ReportMerge, KeepsEveryShardsProvidersOnce) {
 }
 
 TEST(ReportMerge, ShardsThatDisagreeAreRejected) {
-  EXPECT_EQ(input_error([] { merge_reports({{"a.json", shard_of(1, 4)}, {"b.json", shard_of(1, 4, sequential)}}); }),
+  EXPECT_EQ(input_error([] {
+              merge_reports({{"a.json", shard_of(1, 4)}, {"b.json", shard_of(1, 4, sequential)}});
+            }),
             "shard 1 of 4 is in both a.json and b.json");
-  EXPECT_EQ(input_error([] { merge_reports({{"a.json", shard_of(0, 4)}, {"b.json", shard_of(1, 3)}}); }),
+  EXPECT_EQ(input_error([] {
+              merge_reports({{"a.json", shard_of(0, 4)}, {"b.json", shard_of(1, 3)}});
+            }),
             "b.json is shard 1 of 3, but the run has 4 shards");
-  EXPECT_EQ(input_error([] { merge_reports({{"a.json", shard_of(0, 4)}}, 5); }),
+  EXPECT_EQ(input_error([] {
+              merge_reports({{"a.json", shard_of(0, 4)}}, 5);
+            }),
             "a.json is shard 0 of 4, but the run has 5 shards");
-  EXPECT_EQ(input_error([] { merge_reports({{"a.json", shard_of(0, 2)}, {"b.json", shard(sequential, {1}, 2, 5)}}); }),
+  EXPECT_EQ(input_error([] {
+              merge_reports({{"a.json", shard_of(0, 2)}, {"b.json", shard(sequential, {1}, 2, 5)}});
+            }),
             "cannot merge shard reports with a whole report: b.json has no method.shard");
-  EXPECT_EQ(input_error([] { merge_reports({{"a.json", shard(chunk16, {1}, 1, 5)}, {"b.json", shard(sequential, {1}, 2, 5)}}, 2); }),
+  EXPECT_EQ(input_error([] {
+              merge_reports({{"a.json", shard(chunk16, {1}, 1, 5)}, {"b.json", shard(sequential, {1}, 2, 5)}}, 2);
+            }),
             "--shards 2: the reports are not shard reports (no method.shard)");
 }
 

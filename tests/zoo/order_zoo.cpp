@@ -36,10 +36,8 @@ std::vector<Schedule> zoo_schedules() {
 
 template <class F>
 F load(const float* p, std::int64_t i, std::int64_t imag) {
-  if constexpr (std::is_same_v<F, cfloat>)
-    return F{p[i], p[i + imag]};
-  else
-    return p[i];
+  if constexpr (std::is_same_v<F, cfloat>) return F{p[i], p[i + imag]};
+  else return p[i];
 }
 template <class F>
 void store(float* p, std::int64_t i, std::int64_t imag, F v, DType io) {
@@ -190,7 +188,8 @@ void fma_channel(const backends::ScanArrays& io, const Channel& ch, DType dtype)
   F state = has_h0 ? load<F>(io.h0, ch.state, ch.imag) : F{};
   for (std::int64_t t = 0; t < L; ++t) {
     const std::int64_t i = ch.first + t * ch.stride;
-    state = (t == 0 && !has_h0) ? load<F>(io.b, i, ch.imag) : fused(load<F>(io.a, i, ch.imag), state, load<F>(io.b, i, ch.imag));
+    state = (t == 0 && !has_h0) ? load<F>(io.b, i, ch.imag)
+                                : fused(load<F>(io.a, i, ch.imag), state, load<F>(io.b, i, ch.imag));
     store(io.h, i, ch.imag, state, dtype);
   }
   store(io.h_last, ch.state, ch.imag, state, DType::float32);
@@ -255,15 +254,11 @@ Outputs run_scan_order(const Case& c, Order order) {
         using F = decltype(field);
         if constexpr (std::is_same_v<F, float>)
           if (order == Order::log_space) return log_space_channel(io, ch, c.io_dtype);
-        if (order == Order::sequential_fma)
-          fma_channel<F>(io, ch, c.io_dtype);
-        else
-          autograd_channel<F>(io, ch, c.io_dtype, order);
+        if (order == Order::sequential_fma) fma_channel<F>(io, ch, c.io_dtype);
+        else autograd_channel<F>(io, ch, c.io_dtype, order);
       };
-      if (io.complex)
-        run(cfloat{});
-      else
-        run(float{});
+      if (io.complex) run(cfloat{});
+      else run(float{});
     }
   return out;
 }

@@ -46,14 +46,15 @@ TEST(OrderZoo, EveryOrderPassesTheDefaultPolicy) {
                   static_cast<long long>(progress.cases), static_cast<long long>(progress.checks),
                   progress.findings.size(), progress.elapsed);
   });
-  std::printf("[ zoo ] %zu backends (%zu zoo orders), %lld cases, %lld backend runs, %zu failures in %.1f s (seed %llu)\n",
-              o.backends.size(), per_order.size(), static_cast<long long>(p.cases),
-              static_cast<long long>(p.checks), p.findings.size(), p.elapsed, static_cast<unsigned long long>(o.seed));
+  std::printf(
+      "[ zoo ] %zu backends (%zu zoo orders), %lld cases, %lld backend runs, %zu failures in %.1f s (seed %llu)\n",
+      o.backends.size(), per_order.size(), static_cast<long long>(p.cases), static_cast<long long>(p.checks),
+      p.findings.size(), p.elapsed, static_cast<unsigned long long>(o.seed));
   EXPECT_EQ(p.groups, static_cast<std::int64_t>(std::size(architecture_descriptors)) * 2);  // and io dtypes
   EXPECT_EQ(p.cases, *o.cases * p.groups);
   for (const Finding& f : p.findings)
-    ADD_FAILURE() << f.backend << " on case " << f.cases_until_failure << ", shrunk to " << to_string(f.request)
-                  << ": " << f.message;
+    ADD_FAILURE() << f.backend << " on case " << f.cases_until_failure << ", shrunk to " << to_string(f.request) << ": "
+                  << f.message;
 }
 
 }  // namespace

@@ -124,7 +124,7 @@ struct PrefixFold {
   using F = typename Seq::field;
   Seq seq;
   std::int64_t count;
-  const F* A;   // [B, count, channels]
+  const F* A;  // [B, count, channels]
   const F* B;
   F* state_in;  // [B, count, channels]
   SC_HD void operator()(ProgramId p) const {
@@ -234,9 +234,9 @@ struct ChunkLocalScan {
   using F = typename Seq::field;
   Seq seq;
   ChunkLayout chunks;
-  F* local;    // [B, L, channels], step order
+  F* local;  // [B, L, channels], step order
   F* product;
-  F* A;        // [B, chunks, channels]
+  F* A;  // [B, chunks, channels]
   F* B;
   SC_HD void operator()(ProgramId p) const {
     const Lanes c = Lanes::of<V>(p.x, seq.g.channels);
@@ -320,7 +320,7 @@ struct PrefixTree {
   using F = typename Seq::field;
   Seq seq;
   std::int64_t count;
-  F* A;         // [B, count, channels]
+  F* A;  // [B, count, channels]
   F* B;
   F* state_in;  // [B, count, channels]
   SC_HD void operator()(ProgramId p) const {
@@ -346,7 +346,7 @@ struct CarryApply {
   using F = typename Seq::field;
   Seq seq;
   ChunkLayout chunks;
-  const F* local;    // [B, L, channels], step order
+  const F* local;  // [B, L, channels], step order
   const F* product;
   const F* state_in;
   SC_HD void operator()(ProgramId p) const {
@@ -371,8 +371,7 @@ inline std::int64_t chunk_state_count(const ScanGeometry& g, const Schedule& sch
 //! schedule leaves the state entering each chunk in `chunk_states` when given (chunk_state_count
 //! elements), for a later replay_chunks.
 template <class Exec, class Seq>
-void run_affine_scan(Exec& ex, const Seq& seq, const Schedule& schedule,
-                     typename Seq::field* chunk_states = nullptr) {
+void run_affine_scan(Exec& ex, const Seq& seq, const Schedule& schedule, typename Seq::field* chunk_states = nullptr) {
   using F = typename Seq::field;
   constexpr int V = Exec::lanes;
   const ScanGeometry& g = seq.g;
@@ -395,7 +394,8 @@ void run_affine_scan(Exec& ex, const Seq& seq, const Schedule& schedule,
     if (schedule.kind == Schedule::Kind::local)
       ex.launch(name("chunk local scan"), per_chunk_grid, ChunkLocalScan<Seq, V>{seq, chunks, local, product, A, B});
     else
-      ex.launch(name("chunk tree"), per_chunk_grid, ChunkTree<Seq, V>{seq, chunks, schedule.tree, local, product, A, B});
+      ex.launch(name("chunk tree"), per_chunk_grid,
+                ChunkTree<Seq, V>{seq, chunks, schedule.tree, local, product, A, B});
     if (schedule.tree_prefix)
       ex.launch(name("prefix tree"), Grid{tiles, 1, g.batch}, PrefixTree<Seq, V>{seq, chunks.count, A, B, state_in});
     else

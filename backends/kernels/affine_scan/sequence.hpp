@@ -37,8 +37,7 @@ template <class F, class T>
 SC_HD F load_channel(const T* p, const ScanGeometry& g, std::int64_t row, std::int64_t c) {
   if constexpr (std::is_same_v<F, cfloat>)
     return F{to_float(p[row * g.width + c]), to_float(p[row * g.width + g.imag_offset + c])};
-  else
-    return to_float(p[row * g.width + c]);
+  else return to_float(p[row * g.width + c]);
 }
 
 template <class T>
@@ -77,11 +76,11 @@ struct ScanForward {
   using field = F;
   static constexpr bool reverse = false;
   ScanGeometry g;
-  const IO* a;       // [B, L, W]
-  const IO* b;       // [B, L, W]
-  const float* h0;   // [B, W] or nullptr
-  IO* h;             // [B, L, W]
-  float* h_last;     // [B, W]
+  const IO* a;      // [B, L, W]
+  const IO* b;      // [B, L, W]
+  const float* h0;  // [B, W] or nullptr
+  IO* h;            // [B, L, W]
+  float* h_last;    // [B, W]
 
   SC_HD Step<F> step(std::int64_t n, std::int64_t s, std::int64_t c) const {
     const std::int64_t row = n * g.length + s;
@@ -102,14 +101,14 @@ struct ScanBackward {
   using field = F;
   static constexpr bool reverse = true;
   ScanGeometry g;
-  const IO* a;             // [B, L, W]
-  const IO* dh;            // [B, L, W]
-  const float* dh_last;    // [B, W] or nullptr
-  const IO* h;             // [B, L, W] the forward's output
-  const float* h0;         // [B, W] or nullptr
-  IO* da;                  // [B, L, W]
-  IO* db;                  // [B, L, W]
-  float* dh0;              // [B, W]
+  const IO* a;           // [B, L, W]
+  const IO* dh;          // [B, L, W]
+  const float* dh_last;  // [B, W] or nullptr
+  const IO* h;           // [B, L, W] the forward's output
+  const float* h0;       // [B, W] or nullptr
+  IO* da;                // [B, L, W]
+  IO* db;                // [B, L, W]
+  float* dh0;            // [B, W]
 
   SC_HD std::int64_t time(std::int64_t s) const { return g.length - 1 - s; }
   SC_HD Step<F> step(std::int64_t n, std::int64_t s, std::int64_t c) const {

@@ -32,10 +32,8 @@ struct ActivationView {
   template <class F>
   SC_HD F load(std::int64_t row, std::int64_t c) const {
     const std::int64_t i = layout.at(row, c);
-    if constexpr (std::is_same_v<F, cfloat>)
-      return F{to_float(data[i]), to_float(data[i + layout.imag_offset])};
-    else
-      return to_float(data[i]);
+    if constexpr (std::is_same_v<F, cfloat>) return F{to_float(data[i]), to_float(data[i + layout.imag_offset])};
+    else return to_float(data[i]);
   }
   SC_HD void store(std::int64_t row, std::int64_t c, float v) const { kernels::store(data, layout.at(row, c), v); }
   SC_HD void store(std::int64_t row, std::int64_t c, cfloat v) const {

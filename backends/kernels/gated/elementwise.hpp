@@ -76,7 +76,8 @@ struct StoreActivation {
   IO* to;
   SC_HD void operator()(ProgramId p) const {
     const Lanes c = Lanes::of<V>(p.x, width);
-    for (std::int64_t l = 0; l < c.count; ++l) store<IO>(to, p.y * width + c.first + l, from[p.y * width + c.first + l]);
+    for (std::int64_t l = 0; l < c.count; ++l)
+      store<IO>(to, p.y * width + c.first + l, from[p.y * width + c.first + l]);
   }
 };
 

@@ -23,15 +23,15 @@ namespace scancheck::kernels {
 //! What the gate terms of element (row, c) are computed from.
 template <class F>
 struct GateInputs {
-  const float* zx;                  // [N, Wc] input-gate projection, bias not yet added
-  const float* za;                  // [N, Wc] a-gate projection
-  const float* bx;                  // [Wc]: [H, K_out] flattened, channel c = h K_out + j
+  const float* zx;  // [N, Wc] input-gate projection, bias not yet added
+  const float* za;  // [N, Wc] a-gate projection
+  const float* bx;  // [Wc]: [H, K_out] flattened, channel c = h K_out + j
   const float* ba;
   const float* softplus_a;          // [Wc] softplus(a_param)
   const float* a_imag;              // [Wc] a_imag_param, nullptr for the real layer
   const std::int32_t* segment_pos;  // [N]: a reset where 0
   std::int64_t channels;
-  bool shared_sfu;                  // one expm1 for |a| and q (ref::DecayForm::shared_sfu)
+  bool shared_sfu;  // one expm1 for |a| and q (ref::DecayForm::shared_sfu)
 
   SC_HD bool reset(std::int64_t row) const { return segment_pos[row] == 0; }
   SC_HD ref::GateTerms<float, F> terms(std::int64_t row, std::int64_t c) const {
@@ -63,16 +63,16 @@ template <class F, class IO>
 struct GatedForward {
   using field = F;
   static constexpr bool reverse = false;
-  ScanGeometry g;                     // channels = Wc
+  ScanGeometry g;  // channels = Wc
   GateInputs<F> gates;
   bool fused;
-  const F* at;                        // [N, Wc] when not fused
+  const F* at;  // [N, Wc] when not fused
   const F* u;
   ActivationView<const IO> x;
-  ActivationView<const float> h0;     // [B, W]; data nullptr when absent
+  ActivationView<const float> h0;  // [B, W]; data nullptr when absent
   ActivationView<IO> y;
   ActivationView<float> h_last;
-  F* states;                          // [N, Wc] or nullptr
+  F* states;  // [N, Wc] or nullptr
 
   SC_HD Step<F> step(std::int64_t n, std::int64_t s, std::int64_t c) const {
     const std::int64_t row = n * g.length + s;
@@ -101,14 +101,14 @@ struct GradientElement {
   GateInputs<F> gates;
   bool exact_sqrt_gradient;
   ActivationView<const IO> x;
-  ActivationView<const IO> y;         // h_{t-1} from the forward's output ...
-  const F* states;                    // ... or from float32 states replayed from chunk-entry states
+  ActivationView<const IO> y;  // h_{t-1} from the forward's output ...
+  const F* states;             // ... or from float32 states replayed from chunk-entry states
   ActivationView<const float> h0;
-  ActivationView<float> dx;           // [N, W] float32, merged: the back-projection GEMMs add to it
-  float* dzx;                         // [N, Wc]
+  ActivationView<float> dx;  // [N, W] float32, merged: the back-projection GEMMs add to it
+  float* dzx;                // [N, Wc]
   float* dza;
   float* a_param_term;
-  float* a_imag_term;                 // nullptr for the real layer
+  float* a_imag_term;  // nullptr for the real layer
   ActivationView<float> dh0;
 
   SC_HD F previous_state(std::int64_t n, std::int64_t t, std::int64_t c, bool& present) const {
@@ -145,11 +145,11 @@ struct GatedBackward {
   ScanGeometry g;
   GateInputs<F> gates;
   bool fused;
-  const F* at;                        // [N, Wc] when not fused
+  const F* at;  // [N, Wc] when not fused
   ActivationView<const IO> dy;
   ActivationView<const float> dh_last;
-  GradientElement<F, IO> element;     // when fused
-  F* g_out;                           // [N, Wc] when not fused
+  GradientElement<F, IO> element;  // when fused
+  F* g_out;                        // [N, Wc] when not fused
 
   SC_HD std::int64_t time(std::int64_t s) const { return g.length - 1 - s; }
   SC_HD Step<F> step(std::int64_t n, std::int64_t s, std::int64_t c) const {
@@ -163,10 +163,8 @@ struct GatedBackward {
   }
   SC_HD void emit(std::int64_t n, std::int64_t s, std::int64_t c, F grad) const {
     const std::int64_t t = time(s);
-    if (fused)
-      element(n, t, c, grad);
-    else
-      g_out[(n * g.length + t) * g.channels + c] = grad;
+    if (fused) element(n, t, c, grad);
+    else g_out[(n * g.length + t) * g.channels + c] = grad;
   }
 };
 

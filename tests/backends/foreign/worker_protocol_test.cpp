@@ -17,7 +17,8 @@ namespace {
 //! A valid hello answer with `extra` (",\"key\": value" pairs) at its top level.
 std::string hello_with(const std::string& extra) {
   return R"({"protocol": 1, "provider": "numpy", "backends": [{"variant": "textbook", "architecture": "rglru",)"
-         R"( "io_dtype": "float32"}])" + extra + "}";
+         R"( "io_dtype": "float32"}])" +
+         extra + "}";
 }
 
 //! The message of the InputError reading `line` raises, or "" when it reads.
@@ -78,10 +79,10 @@ TEST(WorkerProtocolHello, DecaysInLogSpaceAreAScanBackendsOwnForm) {
 }
 
 TEST(WorkerProtocolHello, ResetsAtStartNeedResets) {
-  const HelloAnswer ok = parse_hello_answer(backend_with("rglru", R"(, "constraints": {"resets_at_start": true})"), "w");
+  const HelloAnswer ok =
+      parse_hello_answer(backend_with("rglru", R"(, "constraints": {"resets_at_start": true})"), "w");
   EXPECT_TRUE(ok.backends.at(0).constraints.resets_at_start);
-  EXPECT_NE(hello_error(backend_with("rglru", R"(, "constraints": {"resets_at_start": true, "resets": false})")),
-            "");
+  EXPECT_NE(hello_error(backend_with("rglru", R"(, "constraints": {"resets_at_start": true, "resets": false})")), "");
 }
 
 }  // namespace
