@@ -10,6 +10,8 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev librapidcheck-dev
   # The asan-ubsan build and the parsers' libFuzzer targets: clang and its sanitizer and fuzzer runtimes.
   clang libclang-rt-14-dev
+  # ci/format-check.sh (ctest format_check): the C++ and CUDA files' layout, .clang-format.
+  clang-format
   # Reports: the schema test validates with Debian's python3-jsonschema; the HTML test renders in chromium.
   python3 python3-jsonschema chromium
   # The untrusted-text test also renders report.md as GitHub does (cmark-gfm, inline HTML allowed).
