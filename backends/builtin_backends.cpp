@@ -41,6 +41,18 @@ std::vector<VariantFlags> builtin_flag_sets(const ArchitectureDescriptor& arch, 
 }
 #endif
 
+//! Runs on_host, or on_cuda where the build has the cuda executor: the one place the executor asked for
+//! meets the executors built.
+template <class OnHost, class OnCuda>
+void on_executor(Executor executor, const OnHost& on_host, [[maybe_unused]] const OnCuda& on_cuda) {
+  if (executor == Executor::host) return on_host();
+#if SCANCHECK_HAVE_CUDA
+  on_cuda();
+#else
+  no_cuda_build();
+#endif
+}
+
 #if SCANCHECK_HAVE_CUDA
 PassTiming pass_timing(const backends::PhaseTiming& t) { return {t.median_ms, t.min_ms, t.max_ms}; }
 #endif
@@ -48,15 +60,8 @@ PassTiming pass_timing(const backends::PhaseTiming& t) { return {t.median_ms, t.
 Outputs run_affine_scan(const Variant& v, const Case& c, Executor executor) {
   Outputs out = backends::output_tensors(c);
   const backends::ScanArrays io = backends::scan_arrays(c, &out);
-  if (executor == Executor::host) {
-    backends::run_scan_host(io, v.schedule);
-  } else {
-#if SCANCHECK_HAVE_CUDA
-    backends::run_scan_cuda(io, v.schedule);
-#else
-    no_cuda_build();
-#endif
-  }
+  on_executor(
+      executor, [&] { backends::run_scan_host(io, v.schedule); }, [&] { backends::run_scan_cuda(io, v.schedule); });
   return out;
 }
 
@@ -73,15 +78,9 @@ BackendTiming time_affine_scan(const Variant& v, const Case& c, int warmup, int 
 Outputs run_gated_layer(const Variant& v, const Case& c, Executor executor) {
   Outputs out = backends::output_tensors(c);
   const backends::GatedArrays io = backends::gated_arrays(c, &out);
-  if (executor == Executor::host) {
-    backends::run_gated_host(io, v.flags, v.schedule);
-  } else {
-#if SCANCHECK_HAVE_CUDA
-    backends::run_gated_cuda(io, v.flags, v.schedule);
-#else
-    no_cuda_build();
-#endif
-  }
+  on_executor(
+      executor, [&] { backends::run_gated_host(io, v.flags, v.schedule); },
+      [&] { backends::run_gated_cuda(io, v.flags, v.schedule); });
   return out;
 }
 

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "backends/kernels/numeric.hpp"
@@ -20,26 +21,18 @@ namespace scancheck::backends {
 
 inline constexpr std::int64_t guard_elements = 64;
 
+//! The poison of a float32 or bf16 output: one bit pattern, its upper half for bf16.
 template <class T>
-T poison_value();
-template <>
-inline float poison_value<float>() {
-  return kernels::bits_float(0x7fa5a5a5u);
-}
-template <>
-inline kernels::bf16 poison_value<kernels::bf16>() {
-  return {0x7fa5u};
+T poison_value() {
+  if constexpr (std::is_same_v<T, float>) return kernels::bits_float(0x7fa5a5a5u);
+  else return kernels::bf16{0x7fa5u};
 }
 
+//! The guards' sentinel, a finite value no kernel writes by accident.
 template <class T>
-T sentinel_value();
-template <>
-inline float sentinel_value<float>() {
-  return kernels::bits_float(0x5a5a5a5au);
-}
-template <>
-inline kernels::bf16 sentinel_value<kernels::bf16>() {
-  return {0x5a5au};
+T sentinel_value() {
+  if constexpr (std::is_same_v<T, float>) return kernels::bits_float(0x5a5a5a5au);
+  else return kernels::bf16{0x5a5au};
 }
 
 template <class T>

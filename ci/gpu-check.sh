@@ -503,17 +503,23 @@ device() {
 
 # ------------------------------------------------------------------------- longer checks, later leases ---
 
+# What every later check starts with: $work (removed at exit) with a folder named $1, $out, and the stage in
+# use with nothing missing from it.
+begin_later_check() {
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+  out=$(realpath -m "${OUT:-$root/build/gpu-device-out}")
+  mkdir -p "$out" "$work/$1"
+  use_stage
+  [ ${#missing[@]} -eq 0 ] || die "$(printf '%s; ' "${missing[@]}")"
+}
+
 # sanitize: the full sweep (four tools, every backend of each architecture) from the stage; one call of up
 # to 8 minutes; $OUT/compute-sanitizer.md and the logs in one tarball.
 sanitize() {
   local start tool c arch shape flags t0 log rc summary backends result extra status=0
   start=$(now)
-  work=$(mktemp -d)
-  trap 'rm -rf "$work"' EXIT
-  out=$(realpath -m "${OUT:-$root/build/gpu-device-out}")
-  mkdir -p "$out" "$work/sanitize"
-  use_stage
-  [ ${#missing[@]} -eq 0 ] || die "$(printf '%s; ' "${missing[@]}")"
+  begin_later_check sanitize
   command -v compute-sanitizer >/dev/null || PATH=$PATH:/usr/local/cuda/bin
   local cases=("scan 2,37,24,1" "complex_scan 2,37,24,1" "rglru 2,37,24,2" "complex_rglru 2,37,24,2"
     "rglru 1,5,8,1 --no-h0 --no-dh-last")
@@ -563,12 +569,7 @@ sanitize() {
 parallel() {
   local start gpus i t status=0 pids=()
   start=$(now)
-  work=$(mktemp -d)
-  trap 'rm -rf "$work"' EXIT
-  out=$(realpath -m "${OUT:-$root/build/gpu-device-out}")
-  mkdir -p "$out" "$work/parallel"
-  use_stage
-  [ ${#missing[@]} -eq 0 ] || die "$(printf '%s; ' "${missing[@]}")"
+  begin_later_check parallel
   bash "$root/ci/gpu-resources.sh" "$work/parallel/gpu-resources.json"
   mapfile -t gpus < <(nvidia-smi --query-gpu=index --format=csv,noheader | tr -d ' ')
   i=0
