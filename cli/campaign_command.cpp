@@ -63,8 +63,8 @@ void require_fresh(const std::filesystem::path& dir) {
     throw InputError(fmt::format("--out '{}' is not a new or empty directory", dir.string()));
 }
 
-int run_campaign(Options& o) {
-  CampaignOptions& c = o.campaign;
+int run_campaign(const Options& o) {
+  CampaignOptions c = o.campaign;  // completed here from the parsed options
   c.label = check_report_arguments(c.report_args, c.shards);
   c.out = std::filesystem::absolute(o.out).lexically_normal();
   c.scancheck = o.scancheck.empty() ? this_executable() : std::filesystem::absolute(o.scancheck);
@@ -122,9 +122,9 @@ int run_campaign(Options& o) {
 }  // namespace
 
 void add_campaign(CLI::App& app, Action& action) {
-  auto o = std::make_shared<Options>();
-  CLI::App* cmd = app.add_subcommand(
-      "campaign", "Submit a report split into shards as a Slurm job array, and a merge job after it");
+  auto [cmd, o] =
+      add_command(app, action, "campaign",
+                  "Submit a report split into shards as a Slurm job array, and a merge job after it", run_campaign);
   cmd->add_option("--shards", o->campaign.shards, "number of shards (array tasks)")
       ->required()
       ->check(positive_integer);
@@ -145,7 +145,6 @@ void add_campaign(CLI::App& app, Action& action) {
   cmd->footer(
       "Example: scancheck campaign --shards 16 --gpus-per-shard 1 --time-limit 04:00:00 --out /scratch/nightly "
       "-- --preset ci --executor cuda --label nightly");
-  cmd->callback([&action, o] { action = [o] { return run_campaign(*o); }; });
 }
 
 }  // namespace scancheck::cli

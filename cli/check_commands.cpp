@@ -135,8 +135,8 @@ int run_verify(const VerifyOptions& o) {
 }  // namespace
 
 void add_check(CLI::App& app, Action& action) {
-  auto o = std::make_shared<CheckOptions>();
-  CLI::App* cmd = app.add_subcommand("check", "Judge backends on one case against the exact reference");
+  auto [cmd, o] =
+      add_command(app, action, "check", "Judge backends on one case against the exact reference", run_check);
   cmd->add_option("--case", o->case_dir, "case directory");
   cmd->add_option("--arch", o->arch, "or generate a case: " + architecture_choices());
   cmd->add_option("--shape", o->shape, "B,L,W[,H]");
@@ -155,17 +155,15 @@ void add_check(CLI::App& app, Action& action) {
   o->judge.add_to(*cmd);
   o->budget.add_to(*cmd);
   o->foreign.add_to(*cmd);
-  cmd->callback([&action, o] { action = [o] { return run_check(*o); }; });
 }
 
 void add_verify(CLI::App& app, Action& action) {
-  auto o = std::make_shared<VerifyOptions>();
-  CLI::App* cmd = app.add_subcommand("verify", "Judge outputs produced elsewhere against the exact reference");
+  auto [cmd, o] =
+      add_command(app, action, "verify", "Judge outputs produced elsewhere against the exact reference", run_verify);
   cmd->add_option("--case", o->case_dir, "case directory")->required();
   cmd->add_option("--candidate", o->candidate, "directory of output .npy files (float32 or float64)")->required();
   o->judge.add_to(*cmd);
   o->budget.add_to(*cmd);
-  cmd->callback([&action, o] { action = [o] { return run_verify(*o); }; });
 }
 
 }  // namespace scancheck::cli

@@ -6,7 +6,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -14,6 +16,17 @@
 namespace scancheck::cli {
 
 using Action = std::function<int()>;
+
+//! A subcommand `name` of `parent` whose options fill one Options value and whose action is `run` on it,
+//! the frame every add_* below shares. Returns the subcommand, to add the options to, and the value.
+template <class Options>
+std::pair<CLI::App*, std::shared_ptr<Options>> add_command(CLI::App& parent, Action& action, const std::string& name,
+                                                           const std::string& description, int (*run)(const Options&)) {
+  auto options = std::make_shared<Options>();
+  CLI::App* cmd = parent.add_subcommand(name, description);
+  cmd->callback([&action, options, run] { action = [options, run] { return run(*options); }; });
+  return {cmd, options};
+}
 
 //! Registers `name` on `app`; `action` is set to the subcommand's action when it is the one invoked.
 void add_make_case(CLI::App& app, Action& action);

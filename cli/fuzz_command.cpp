@@ -246,8 +246,8 @@ int run_fuzz(const Options& o) {
 }  // namespace
 
 void add_fuzz(CLI::App& app, Action& action) {
-  auto o = std::make_shared<Options>();
-  CLI::App* cmd = app.add_subcommand("fuzz", "Property runs over random cases, shrinking and saving every failure");
+  auto [cmd, o] =
+      add_command(app, action, "fuzz", "Property runs over random cases, shrinking and saving every failure", run_fuzz);
   cmd->add_option("--backends", o->backends, "backend name or glob, e.g. 'complex_rglru/*@bf16'")->required();
   cmd->add_option("--cases", o->cases,
                   "cases per group of backends with one architecture, io dtype and constraints: every backend is "
@@ -268,7 +268,6 @@ void add_fuzz(CLI::App& app, Action& action) {
   o->executor.add_to(*cmd);
   o->judge.add_to(*cmd);
   o->foreign.add_to(*cmd);
-  cmd->callback([&action, o] { action = [o] { return run_fuzz(*o); }; });
 }
 
 }  // namespace scancheck::cli

@@ -105,13 +105,11 @@ int run_check(const CheckOptions& o) {
 }
 
 void add_history_add(CLI::App& history, Action& action) {
-  auto o = std::make_shared<AddOptions>();
-  CLI::App* cmd =
-      history.add_subcommand("add", "Add reports to the history (a report already there is not added twice)");
+  auto [cmd, o] = add_command(history, action, "add",
+                              "Add reports to the history (a report already there is not added twice)", run_add);
   cmd->add_option("REPORTS", o->reports, "report.json files or report directories")->required();
   cmd->add_option("--db", o->db, "the history database (created when missing)")->required();
   o->timings.add_to(*cmd);
-  cmd->callback([&action, o] { action = [o] { return run_add(*o); }; });
 }
 
 void add_history_show(CLI::App& history, Action& action) {
@@ -133,8 +131,8 @@ void add_history_show(CLI::App& history, Action& action) {
 }
 
 void add_history_check(CLI::App& history, Action& action) {
-  auto o = std::make_shared<CheckOptions>();
-  CLI::App* cmd = history.add_subcommand("check", "Diff a report against the best earlier report of its label");
+  auto [cmd, o] =
+      add_command(history, action, "check", "Diff a report against the best earlier report of its label", run_check);
   cmd->add_option("REPORT", o->report, "a report.json or report directory")->required();
   cmd->add_option("--db", o->db, "the history database")->required();
   o->growth.add_to(*cmd);
@@ -143,7 +141,6 @@ void add_history_check(CLI::App& history, Action& action) {
       "one with the fewest failing rows; ties go to the smallest mean scaled error over its tensors, then "
       "to the newest. The diff is `scancheck diff BEST REPORT`.\n"
       "Exit codes: 0 no regression (or no earlier report), 1 regression, 2 bad input.");
-  cmd->callback([&action, o] { action = [o] { return run_check(*o); }; });
 }
 
 }  // namespace

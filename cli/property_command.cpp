@@ -94,8 +94,8 @@ int run_property(const Options& o) {
 }  // namespace
 
 void add_property(CLI::App& app, Action& action) {
-  auto o = std::make_shared<Options>();
-  CLI::App* cmd = app.add_subcommand("property", "Search one backend property for a failure, shrink and save it");
+  auto [cmd, o] = add_command(app, action, "property", "Search one backend property for a failure, shrink and save it",
+                              run_property);
   cmd->add_option("name", o->name, "the property (see --list), or 'list'");
   cmd->add_flag("--list", o->list, "print the properties and what each states");
   cmd->add_option("--arch", o->arch, "only this architecture, " + architecture_choices() + " (default: every one)");
@@ -104,7 +104,6 @@ void add_property(CLI::App& app, Action& action) {
   o->seed_given = cmd->add_option("--seed", o->seed, "RapidCheck seed (default: RC_PARAMS's seed, else random)");
   cmd->add_option("--findings", o->findings, "directory for shrunk failing cases (default ./findings)");
   o->foreign.add_to(*cmd);
-  cmd->callback([&action, o] { action = [o] { return run_property(*o); }; });
 }
 
 }  // namespace scancheck::cli

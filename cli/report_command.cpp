@@ -141,12 +141,11 @@ int run_render(const RenderOptions& o) {
 }  // namespace
 
 void add_render(CLI::App& app, Action& action) {
-  auto o = std::make_shared<RenderOptions>();
-  CLI::App* cmd = app.add_subcommand("render", "report.md and report.html from a report.json (e.g. a merged one)");
+  auto [cmd, o] = add_command(app, action, "render", "report.md and report.html from a report.json (e.g. a merged one)",
+                              run_render);
   cmd->add_option("report", o->report, "report.json, or a directory holding one")->required();
   o->timings.add_to(*cmd);
   cmd->add_option("--out", o->out, "output directory (written atomically)")->required();
-  cmd->callback([&action, o] { action = [o] { return run_render(*o); }; });
 }
 
 namespace {
@@ -179,11 +178,11 @@ void add_report_options(CLI::App& cmd, Options& o) {
 }  // namespace
 
 void add_report(CLI::App& app, Action& action) {
-  auto o = std::make_shared<Options>();
-  CLI::App* cmd = app.add_subcommand("report", "Tolerance report of the backends: report.json, report.md, report.html");
+  auto [cmd, o] =
+      add_command(app, action, "report", "Tolerance report of the backends: report.json, report.md, report.html",
+                  run_report_command);
   add_report_options(*cmd, *o);
   o->timings.add_to(*cmd);
-  cmd->callback([&action, o] { action = [o] { return run_report_command(*o); }; });
 }
 
 std::string check_report_arguments(const std::vector<std::string>& args, std::int64_t shards) {

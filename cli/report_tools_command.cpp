@@ -68,20 +68,19 @@ int run_calibrate(const CalibrateOptions& o) {
 }  // namespace
 
 void add_diff(CLI::App& app, Action& action) {
-  auto o = std::make_shared<DiffOptions>();
-  CLI::App* cmd = app.add_subcommand("diff", "Compare two reports: new failures, fixed rows, error growth");
+  auto [cmd, o] =
+      add_command(app, action, "diff", "Compare two reports: new failures, fixed rows, error growth", run_diff);
   cmd->add_option("OLD", o->old_report, "the earlier report.json or report directory")->required();
   cmd->add_option("NEW", o->new_report, "the later report.json or report directory")->required();
   o->growth.add_to(*cmd);
   cmd->footer(
       "Exit codes: 0 no regression, 1 regression (new failure, new failing row or growth above F), "
       "2 bad input.");
-  cmd->callback([&action, o] { action = [o] { return run_diff(*o); }; });
 }
 
 void add_merge(CLI::App& app, Action& action) {
-  auto o = std::make_shared<MergeOptions>();
-  CLI::App* cmd = app.add_subcommand("merge", "Merge shard reports of one run (same label and policy)");
+  auto [cmd, o] =
+      add_command(app, action, "merge", "Merge shard reports of one run (same label and policy)", run_merge);
   cmd->add_option("REPORTS", o->inputs,
                   "two or more report.json files or report directories (shard reports: any that were written)")
       ->required();
@@ -89,18 +88,16 @@ void add_merge(CLI::App& app, Action& action) {
   cmd->add_option("--shards", o->shards,
                   "the run's shard count: shards without a report are named in the merge's coverage")
       ->check(positive_integer);
-  cmd->callback([&action, o] { action = [o] { return run_merge(*o); }; });
 }
 
 void add_calibrate(CLI::App& app, Action& action) {
-  auto o = std::make_shared<CalibrateOptions>();
-  CLI::App* cmd =
-      app.add_subcommand("calibrate", "rtol/atol per backend x tensor from a report's passing rows, with evidence");
+  auto [cmd, o] =
+      add_command(app, action, "calibrate",
+                  "rtol/atol per backend x tensor from a report's passing rows, with evidence", run_calibrate);
   cmd->add_option("REPORT", o->report, "a report.json or report directory")->required();
   cmd->add_option("--out", o->out, "the file to write")->required();
   cmd->add_option("--format", o->format, "json (default) | pytest")->check(CLI::IsMember({"json", "pytest"}));
   cmd->add_option("--margin", o->margin, "factor over the largest observed errors, at least 1 (default 2)");
-  cmd->callback([&action, o] { action = [o] { return run_calibrate(*o); }; });
 }
 
 }  // namespace scancheck::cli
