@@ -41,28 +41,8 @@ def closed_form(a, b, h0):
 
 
 def make_case(exe: str, out: Path, batch: int, length: int, width: int) -> Path:
-    subprocess.run(
-        [
-            exe,
-            "make-case",
-            "--arch",
-            "scan",
-            "--batch",
-            str(batch),
-            "--length",
-            str(length),
-            "--width",
-            str(width),
-            "--seed",
-            "7",
-            "--regime",
-            "long_memory",
-            "--out",
-            str(out),
-        ],
-        check=True,
-        capture_output=True,
-    )
+    options = f"--arch scan --batch {batch} --length {length} --width {width} --seed 7 --regime long_memory"
+    subprocess.run([exe, "make-case", *options.split(), "--out", str(out)], check=True, capture_output=True)
     return out
 
 

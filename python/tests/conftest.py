@@ -22,26 +22,8 @@ def make_case(scancheck_exe, tmp_path):
 
     def make(arch, batch, length, width, heads=1, seed=1, io_dtype="float32", no_h0=False, no_dh_last=False):
         out = tmp_path / f"case-{arch}-{batch}-{length}-{width}-{seed}"
-        command = [
-            scancheck_exe,
-            "make-case",
-            "--arch",
-            arch,
-            "--batch",
-            str(batch),
-            "--length",
-            str(length),
-            "--width",
-            str(width),
-            "--heads",
-            str(heads),
-            "--seed",
-            str(seed),
-            "--io-dtype",
-            io_dtype,
-            "--out",
-            str(out),
-        ]
+        options = f"--arch {arch} --batch {batch} --length {length} --width {width} --heads {heads} --seed {seed}"
+        command = [scancheck_exe, "make-case", *options.split(), "--io-dtype", io_dtype, "--out", str(out)]
         command += ["--no-h0"] * no_h0 + ["--no-dh-last"] * no_dh_last
         subprocess.run(command, check=True, capture_output=True)
         return out

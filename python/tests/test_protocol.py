@@ -111,13 +111,7 @@ def test_the_command_line_serves_a_file_and_keeps_stdout_for_the_protocol(tmp_pa
         "@scancheck.backend('scan', framework='numpy', passes=('forward',))\n"
         "def quiet(a, b):\n    return b\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-m", "scancheck.worker", str(noisy)],
-        input='{"op": "hello"}\n',
-        capture_output=True,
-        text=True,
-        check=True,
-    )
+    done = _serve_hello(noisy)
     assert json.loads(done.stdout)["provider"] == "noisy"
     assert "loading kernels" in done.stderr
 
@@ -155,18 +149,17 @@ def _kernel_file(folder, name="mykernels_file", extra=""):
     return path
 
 
+def _serve_hello(path, env=None):
+    """`python -m scancheck.worker PATH` answering one hello."""
+    command = [sys.executable, "-m", "scancheck.worker", str(path)]
+    return subprocess.run(command, input='{"op": "hello"}\n', capture_output=True, text=True, check=False, env=env)
+
+
 def _hello_of(path, *, site=None):
     env = dict(os.environ)
     if site is not None:  # an installed distribution for the worker to find
         env["PYTHONPATH"] = os.pathsep.join([str(site), *sys.path])
-    done = subprocess.run(
-        [sys.executable, "-m", "scancheck.worker", str(path)],
-        input='{"op": "hello"}\n',
-        capture_output=True,
-        text=True,
-        check=False,
-        env=env,
-    )
+    done = _serve_hello(path, env)
     return done.returncode, (json.loads(done.stdout) if done.returncode == 0 else done.stderr)
 
 

@@ -1,10 +1,13 @@
-"""The repository's example PyTorch worker (examples/torch_worker.py) as a module, loaded once: the tests'
-kernels reuse its RG-LRU, its sequential scan and its bounded sqrt gradient rather than copying them."""
+"""What the kernel tests share: the repository's example PyTorch worker (examples/torch_worker.py) as a module,
+loaded once (the tests' kernels reuse its RG-LRU, its sequential scan and its bounded sqrt gradient rather than
+copying them), and the one failure of a fuzz run that must fail."""
 
 import functools
 import importlib.util
 from pathlib import Path
 from types import ModuleType
+
+import scancheck
 
 
 @functools.cache
@@ -16,3 +19,10 @@ def torch_worker() -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def only_failure(result: scancheck.FuzzResult) -> scancheck.Failure:
+    """The failure of a fuzz run over one backend that must have failed."""
+    assert not result.passed
+    (failure,) = result.failures
+    return failure
