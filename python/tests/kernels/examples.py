@@ -21,8 +21,13 @@ def torch_worker() -> ModuleType:
     return module
 
 
-def only_failure(result: scancheck.FuzzResult) -> scancheck.Failure:
-    """The failure of a fuzz run over one backend that must have failed."""
+def only_failure(result: scancheck.FuzzResult, where: str = "", shape: str = "") -> scancheck.Failure:
+    """The failure of a fuzz run over one backend that must have failed; `where`, when given, is a line of its
+    diagnosis ("where: ...") and `shape` the shape it was shrunk to."""
     assert not result.passed
     (failure,) = result.failures
+    if where:
+        assert f"where: {where}" in failure.details, failure.details
+    if shape:
+        assert f"--shape {shape}" in failure.summary, failure.summary
     return failure
