@@ -42,7 +42,8 @@ class GateProjection<Bounded<double, Scope, Certifies>> {
 
   //! Sums of products kept as the value, the carried float32 bound sum |c| E(a) + |a| E(c) over the terms,
   //! and the sum of |product| + |partial sum| over the terms, whose half ulps are the roundings:
-  //!   E = carried + 2^-24 magnitudes + terms 2^-149,  C = ratio carried + 2^-53 magnitudes + terms 2^-1074,
+  //!   E = carried + 2^-24 magnitudes + terms (2^-149 + 2 flush32),
+  //!   C = ratio carried + 2^-53 magnitudes + terms 2^-1074,
   //! where `ratio` is the largest C(dz) / E(dz) of the inexact factors met: C(dz) <= ratio E(dz) for each,
   //! so ratio times the carried float32 bound is a (slightly larger) carried working bound.
   struct Sums {
@@ -53,7 +54,8 @@ class GateProjection<Bounded<double, Scope, Certifies>> {
     B at(std::size_t k) const {
       const auto guarded = [](double e) { return std::isnan(e) ? std::numeric_limits<double>::infinity() : e; };
       const double n = static_cast<double>(terms);
-      const double single = carried[k] + 0.5 * float32_unit.relative * magnitudes[k] + n * float32_unit.smallest;
+      constexpr FloatUnit unit = float32_unit_of<Scope>;  // n products and n additions, each may flush
+      const double single = carried[k] + 0.5 * unit.relative * magnitudes[k] + n * (unit.smallest + 2 * unit.flushed);
       const double working =
           Certifies ? ratio * carried[k] + 0.5 * float64_unit.relative * magnitudes[k] + n * float64_unit.smallest
                     : 0.0;

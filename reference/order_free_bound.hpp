@@ -70,9 +70,17 @@ inline double extra_additions(std::int64_t length) {
 template <class F>
 inline constexpr double product_rounding = is_complex_v<F> ? 2.8284271247461903 : 1.0;
 
-//! Unit roundoff of float32 and the most a rounding near underflow adds in absolute terms.
+//! Unit roundoff of float32.
 inline constexpr double u32 = 0x1p-24;
+
+//! The most a rounding near underflow adds in absolute terms in field F's bound: half the subnormal spacing,
+//! and the flushed result's 2^-126 where the bound admits flush-to-zero arithmetic (reference/bounded.hpp).
+template <class F>
 inline constexpr double underflow32 = 0x1p-150;
+template <class T, BoundScope Scope, bool Certifies>
+inline constexpr double underflow32<Bounded<T, Scope, Certifies>> = 0x1p-150 + float32_unit_of<Scope>.flushed;
+template <class T, BoundScope Scope, bool Certifies>
+inline constexpr double underflow32<Complex<Bounded<T, Scope, Certifies>>> = 0x1p-150 + float32_unit_of<Scope>.flushed;
 
 //! |x| and its float32 bound, for a bounded field.
 template <class T, BoundScope A, bool C>
@@ -124,7 +132,7 @@ TermSums step_sums(const TermSums& prev, const F& a, const F& b, double prev_mag
   next.sum = m * prev.sum + magnitude(b);
   next.chain = m * (prev.chain + prev.sum);
   next.carried = m * prev.carried + prev_magnitude * e + e * prev.carried + error_bound(b) +
-                 (product_rounding<F> + 2 + extra_additions(length)) * underflow32;
+                 (product_rounding<F> + 2 + extra_additions(length)) * underflow32<F>;
   return next;
 }
 
@@ -150,7 +158,8 @@ double product_bound(const F& g, const TermSums& gs, const F& h_prev, const Term
   const double cross_chain = gs.chain * hs.sum + gs.sum * hs.chain + gs.sum * hs.sum;
   const double rounding =
       u32 * ((product_rounding<F> + 1) * cross_chain + (1 + 2 * extra_additions(length)) * gs.sum * hs.sum);
-  return carried + rounding + read_back_extra;
+  const double underflow = (product_rounding<F> + 1 + 2 * extra_additions(length)) * underflow32<F>;
+  return carried + rounding + underflow + read_back_extra;
 }
 
 }  // namespace scancheck::ref

@@ -1,10 +1,14 @@
-"""The public kernels' clients (python/clients/, docs/public-kernels.md) fuzzed on a small sample in CI.
+"""The public kernels' clients (python/clients/, docs/public-kernels.md) fuzzed on a small sample in CI, and soaked.
 
-Each row fuzzes some backends of one client file through `python -m scancheck.worker` with a fixed seed, and
-either expects them to pass or expects the failure docs/public-kernels.md explains, with its diagnosis: a
+Each SAMPLE row fuzzes some backends of one client file through `python -m scancheck.worker` with a fixed seed,
+and either expects them to pass or expects the failure docs/public-kernels.md explains, with its diagnosis: a
 known failure that stops failing is news too. A row whose package is not installed is skipped, never passed.
-`SCANCHECK_PUBLIC_CASES=2000` turns every row into the soak: that many cases per backend, every regime, and
-only the verdict is asserted (ctest label soak). Triton runs under its interpreter without a GPU.
+Triton runs under its interpreter without a GPU.
+
+`SCANCHECK_PUBLIC_CASES=2000` runs the soak instead (ctest label soak): each SOAK row's backends on that many
+cases, every regime, all expected to pass. A known failure is soaked through its explanation: RecurrentGemma's
+(the literal q, cause A) through the same layers with that one expression rewritten (python/clients/what_if/),
+on the same cases, and accelerated-scan's `ref` (cause C, length 1) from length 2 on.
 """
 
 import importlib.util
@@ -17,11 +21,12 @@ import scancheck
 
 CLIENTS = Path(__file__).parents[1] / "clients"
 SOAK = int(os.environ.get("SCANCHECK_PUBLIC_CASES", "0"))
+WHAT_IF = "what_if/recurrentgemma_expm1.py"
 GPU_ONLY = "does not run under Triton 3.6's interpreter: (i_t * BT).to(tl.int64) on a Python int (fla chunk.py)"
 
 
 def row(client, packages, backends, cases, regimes=("default",), fails_with=None, gpu_only=None):
-    """One sample: `fails_with`, when given, is a line the documented failure's details must hold."""
+    """One row: `fails_with`, when given, is a line the documented failure's details must hold."""
     return pytest.param(
         client,
         packages,
@@ -30,7 +35,7 @@ def row(client, packages, backends, cases, regimes=("default",), fails_with=None
         regimes,
         fails_with,
         gpu_only,
-        id=f"{client.removesuffix('.py')}:{backends.split(':', 1)[1]}:{'+'.join(regimes)}",
+        id=":".join(filter(None, (client.removesuffix(".py"), backends.split(":", 1)[1], "+".join(regimes)))),
     )
 
 
@@ -97,31 +102,60 @@ SAMPLE = [
         ("default", "long_memory", "clip"),
     ),
     row("fla_hgrn.py", ("fla", "triton"), "fla_hgrn:scan/chunk@fp32", 3, gpu_only=GPU_ONLY),
+    # Cause A's evidence: the clip rows above, same clients, same cases, with q = -expm1(2 log a) in the package.
+    row(WHAT_IF, ("recurrentgemma", "flax"), "recurrentgemma_expm1:rglru/{rglru,linear}@fp32", 2, ("clip",)),
+]
+
+SOAK_ROWS = [
+    row(WHAT_IF, ("recurrentgemma", "flax"), "recurrentgemma_expm1:rglru/*", SOAK, ()),
+    row(
+        WHAT_IF,
+        ("recurrentgemma", "flax"),
+        "recurrentgemma_expm1:complex_rglru/{linear_no_cache,associative_no_cache,pallas}@*",
+        SOAK,
+        (),
+    ),
+    row("accelerated_scan_client.py", ("accelerated_scan",), "accelerated_scan:*/ref_from_length_2@fp32", SOAK, ()),
+    row("accelerated_scan_client.py", ("accelerated_scan", "triton"), "accelerated_scan:*/triton_*@fp32", SOAK, ()),
+    row("fla_hgrn.py", ("fla", "triton"), "fla_hgrn:scan/{fused_recurrent,naive}@fp32", SOAK, ()),
+    row("fla_hgrn.py", ("fla", "triton"), "fla_hgrn:scan/chunk*@fp32", SOAK, (), gpu_only=GPU_ONLY),
 ]
 
 
+@pytest.mark.skipif(bool(SOAK), reason="SCANCHECK_PUBLIC_CASES runs the soak rows instead")
 @pytest.mark.parametrize(("client", "packages", "backends", "cases", "regimes", "fails_with", "gpu_only"), SAMPLE)
 def test_public_client(client, packages, backends, cases, regimes, fails_with, gpu_only, tmp_path):
+    result = _fuzz(client, packages, backends, cases, regimes, gpu_only, tmp_path)
+    report = "\n".join(map(str, result.failures)) or result.output[-4000:]
+    if fails_with is None:
+        assert result.passed, report
+    else:
+        assert not result.passed, f"the documented failure did not happen:\n{result.output[-4000:]}"
+        assert any(fails_with in line for f in result.failures for line in f.details), report
+
+
+@pytest.mark.skipif(not SOAK, reason="the soak runs with SCANCHECK_PUBLIC_CASES=N (ctest label soak)")
+@pytest.mark.parametrize(("client", "packages", "backends", "cases", "regimes", "fails_with", "gpu_only"), SOAK_ROWS)
+def test_public_client_soak(client, packages, backends, cases, regimes, fails_with, gpu_only, tmp_path):
+    result = _fuzz(client, packages, backends, cases, (), gpu_only, tmp_path, keep_going=True)
+    assert result.passed, "\n".join(map(str, result.failures)) or result.output[-4000:]
+
+
+def _fuzz(client, packages, backends, cases, regimes, gpu_only, findings, keep_going=False):
     missing = [p for p in packages if importlib.util.find_spec(p) is None]
     if missing:
         pytest.skip(f"not installed: {', '.join(missing)} (python/constraints.txt pins it; ci/bootstrap.sh)")
     if gpu_only and not _has_gpu():
         pytest.skip(gpu_only)
-    result = scancheck.fuzz(
+    return scancheck.fuzz(
         CLIENTS / client,
         backends,
-        cases=SOAK or cases,
-        regimes=() if SOAK else regimes,
-        findings=tmp_path,
-        keep_going=bool(SOAK),
+        cases=cases,
+        regimes=regimes,
+        findings=findings,
+        keep_going=keep_going,
         timeout=600,
     )
-    report = "\n".join(map(str, result.failures)) or result.output[-4000:]
-    if fails_with is None:
-        assert result.passed, report
-    elif not SOAK:
-        assert not result.passed, f"the documented failure did not happen:\n{result.output[-4000:]}"
-        assert any(fails_with in line for f in result.failures for line in f.details), report
 
 
 def _has_gpu():
