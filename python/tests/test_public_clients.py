@@ -107,7 +107,8 @@ SAMPLE = [
 ]
 
 SOAK_ROWS = [
-    row(WHAT_IF, ("recurrentgemma", "flax"), "recurrentgemma_expm1:rglru/*", SOAK, ()),
+    row(WHAT_IF, ("recurrentgemma", "flax"), "recurrentgemma_expm1:rglru/rglru@fp32", SOAK, ()),  # PyTorch
+    row(WHAT_IF, ("recurrentgemma", "flax"), "recurrentgemma_expm1:rglru/{linear,associative,pallas}@*", SOAK, ()),
     row(
         WHAT_IF,
         ("recurrentgemma", "flax"),
