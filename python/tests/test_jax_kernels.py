@@ -180,3 +180,12 @@ def test_a_pallas_backward_that_drops_dh_last_is_caught(scancheck_fuzz, tmp_path
     result = scancheck_fuzz(_pallas_loop_vjp_drops_dh_last, cases=20, findings=tmp_path)
     failure = only_failure(result, where="only where dh_last matters: the run passes without it", shape="1,1,1,1")
     assert failure.repro
+
+
+def test_a_run_leaves_no_compiled_code_cached(make_case, tmp_path):
+    """A fuzzing worker meets a new shape almost every case: kept, JAX's compilations grew it without end."""
+    case = make_case("scan", 2, 7, 3, seed=5)
+    tree_scan(jnp.ones((1, 2)), jnp.ones((1, 2)), jnp.ones(1))
+    assert tree_scan._cache_size() == 1
+    associative.run(case, tmp_path)
+    assert tree_scan._cache_size() == 0

@@ -163,7 +163,9 @@ class Jax(Framework):
     def forward(self, forward: Forward, inputs: Mapping[str, Any]) -> tuple[tuple[Any, ...], Timings]:
         start = time.perf_counter()
         outputs = self.jax.block_until_ready(forward(inputs))
-        return outputs, Timings(forward_ms=self._gpu_ms(start))
+        timings = Timings(forward_ms=self._gpu_ms(start))
+        self._forget_compilations()
+        return outputs, timings
 
     def vjp(
         self, forward: Forward, inputs: Mapping[str, Any], differentiable: list[str], cotangents: tuple[Any, ...]
@@ -185,7 +187,15 @@ class Jax(Framework):
         start = time.perf_counter()
         grads = self.jax.block_until_ready(pullback(ct))
         gradients = {k: g.conj() for k, g in zip(differentiable, grads, strict=True)}
-        return outputs, gradients, Timings(forward_ms, self._gpu_ms(start))
+        timings = Timings(forward_ms, self._gpu_ms(start))
+        self._forget_compilations()
+        return outputs, gradients, timings
+
+    def _forget_compilations(self) -> None:
+        """Drops JAX's caches of compiled code after each run. A worker sees a new shape almost every case, so
+        they are rarely hit again, and kept they grew a fuzzing worker by about 180 MiB a case (RecurrentGemma's
+        layer, 16 GB after an hour); cleared, by a third of that, and no slower."""
+        self.jax.clear_caches()
 
     def _gpu_ms(self, start: float) -> float | None:
         """Wall time of a blocked-on call, reported only on a GPU (on the CPU it is not a device time)."""
