@@ -103,15 +103,15 @@ SAMPLE = [
     ),
     row("fla_hgrn.py", ("fla", "triton"), "fla_hgrn:scan/chunk@fp32", 3, gpu_only=GPU_ONLY),
     # Cause A's evidence: the clip rows above, same clients, same cases, with q = -expm1(2 log a) in the package.
-    row(WHAT_IF, ("recurrentgemma", "flax"), "recurrentgemma_expm1:rglru/{rglru,linear}@fp32", 2, ("clip",)),
+    row(WHAT_IF, ("recurrentgemma", "flax", "torch"), "recurrentgemma_expm1:rglru/{rglru,linear}@fp32", 2, ("clip",)),
 ]
 
 SOAK_ROWS = [
-    row(WHAT_IF, ("recurrentgemma", "flax"), "recurrentgemma_expm1:rglru/rglru@fp32", SOAK, ()),  # PyTorch
-    row(WHAT_IF, ("recurrentgemma", "flax"), "recurrentgemma_expm1:rglru/{linear,associative,pallas}@*", SOAK, ()),
+    row(WHAT_IF, ("recurrentgemma", "flax", "torch"), "recurrentgemma_expm1:rglru/rglru@fp32", SOAK, ()),  # PyTorch
+    row(WHAT_IF, ("recurrentgemma", "flax", "torch"), "recurrentgemma_expm1:rglru/{linear,associative,pallas}@*", SOAK, ()),
     row(
         WHAT_IF,
-        ("recurrentgemma", "flax"),
+        ("recurrentgemma", "flax", "torch"),
         "recurrentgemma_expm1:complex_rglru/{linear_no_cache,associative_no_cache,pallas}@*",
         SOAK,
         (),

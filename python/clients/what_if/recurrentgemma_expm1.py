@@ -7,7 +7,7 @@ because of the literal q; one that fails both has another cause. The backends ke
 the provider `recurrentgemma_expm1` (`rglru/rglru@fp32` is the PyTorch module, the rest the JAX layer's):
 
     scancheck check --worker 'python -m scancheck.worker python/clients/what_if/recurrentgemma_expm1.py' \
-        --arch rglru --shape 1,1,2,1 --seed 7223893402148193352 --regime clip --no-h0 --no-dh-last \
+        --arch rglru --shape 1,1,2,1 --seed 7223893402148193352 --regime clip \
         --sqrt-gradient bounded --backend 'recurrentgemma_expm1:rglru/linear@fp32'
 """
 
