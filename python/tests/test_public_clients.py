@@ -22,6 +22,7 @@ import scancheck
 CLIENTS = Path(__file__).parents[1] / "clients"
 SOAK = int(os.environ.get("SCANCHECK_PUBLIC_CASES", "0"))
 WHAT_IF = "what_if/recurrentgemma_expm1.py"
+WHAT_IF_PACKAGES = ("recurrentgemma", "flax", "torch")
 GPU_ONLY = "does not run under Triton 3.6's interpreter: (i_t * BT).to(tl.int64) on a Python int (fla chunk.py)"
 
 
@@ -103,15 +104,15 @@ SAMPLE = [
     ),
     row("fla_hgrn.py", ("fla", "triton"), "fla_hgrn:scan/chunk@fp32", 3, gpu_only=GPU_ONLY),
     # Cause A's evidence: the clip rows above, same clients, same cases, with q = -expm1(2 log a) in the package.
-    row(WHAT_IF, ("recurrentgemma", "flax", "torch"), "recurrentgemma_expm1:rglru/{rglru,linear}@fp32", 2, ("clip",)),
+    row(WHAT_IF, WHAT_IF_PACKAGES, "recurrentgemma_expm1:rglru/{rglru,linear}@fp32", 2, ("clip",)),
 ]
 
 SOAK_ROWS = [
-    row(WHAT_IF, ("recurrentgemma", "flax", "torch"), "recurrentgemma_expm1:rglru/rglru@fp32", SOAK, ()),  # PyTorch
-    row(WHAT_IF, ("recurrentgemma", "flax", "torch"), "recurrentgemma_expm1:rglru/{linear,associative,pallas}@*", SOAK, ()),
+    row(WHAT_IF, WHAT_IF_PACKAGES, "recurrentgemma_expm1:rglru/rglru@fp32", SOAK, ()),  # PyTorch
+    row(WHAT_IF, WHAT_IF_PACKAGES, "recurrentgemma_expm1:rglru/{linear,associative,pallas}@*", SOAK, ()),
     row(
         WHAT_IF,
-        ("recurrentgemma", "flax", "torch"),
+        WHAT_IF_PACKAGES,
         "recurrentgemma_expm1:complex_rglru/{linear_no_cache,associative_no_cache,pallas}@*",
         SOAK,
         (),
