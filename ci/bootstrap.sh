@@ -1,13 +1,28 @@
 #!/usr/bin/env bash
-# Installs every Debian package that building and testing scancheck needs. Idempotent: packages already
-# present are not fetched again, and the package lists are refreshed at most once per run.
+# Installs every Debian package that building and testing scancheck needs, and the Python side's .venv.
+# Idempotent: packages already present are not fetched again, and the package lists are refreshed at most
+# once per run.
+#   ci/bootstrap.sh            everything the test command needs
+#   ci/bootstrap.sh cli        only what the executable's build needs (the main job, ci/report.sh): no .venv
+#   ci/bootstrap.sh cluster    everything, and Slurm and munge for the test on a real Slurm
 set -euo pipefail
+mode=${1:-}
 
+# What the scancheck executable links (the cli preset): compilers, CMake and the C++ libraries.
 packages=(
   build-essential cmake ninja-build pkg-config
   libboost1.81-dev libmpfr-dev libgmp-dev
-  libeigen3-dev libcli11-dev nlohmann-json3-dev libfmt-dev
-  libgtest-dev libgmock-dev libbenchmark-dev librapidcheck-dev
+  libeigen3-dev libcli11-dev nlohmann-json3-dev libfmt-dev librapidcheck-dev
+  # `scancheck history` keeps every report in an SQLite database (reports/history.cpp).
+  libsqlite3-dev
+  # A joined speed profile (--timings) is identified in the report by its SHA-256 (OpenSSL's libcrypto).
+  libssl-dev
+  # The C ABI plugins' tensors are DLPack views (include/scancheck/plugin.h).
+  libdlpack-dev
+)
+# What the tests add.
+[ "$mode" = cli ] || packages+=(
+  libgtest-dev libgmock-dev libbenchmark-dev
   # The asan-ubsan build and the parsers' libFuzzer targets: clang and its sanitizer and fuzzer runtimes.
   clang libclang-rt-14-dev
   # ci/format-check.sh (ctest format_check): the C++ and CUDA files' layout, .clang-format.
@@ -16,17 +31,13 @@ packages=(
   python3 python3-jsonschema chromium
   # The untrusted-text test also renders report.md as GitHub does (cmark-gfm, inline HTML allowed).
   cmark-gfm
-  # Foreign backends: the C ABI plugins' tensors are DLPack views; the example and test workers use numpy.
-  libdlpack-dev python3-numpy python3-torch
-  # `scancheck history` keeps every report in an SQLite database (reports/history.cpp).
-  libsqlite3-dev
-  # A joined speed profile (--timings) is identified in the report by its SHA-256 (OpenSSL's libcrypto).
-  libssl-dev
+  # Foreign backends: the example and test workers use numpy (and torch).
+  python3-numpy python3-torch
 )
 
-# `ci/bootstrap.sh cluster`: also Slurm and munge, for the on-demand test on a real Slurm
-# (tests/cluster/slurm_campaign.sh, ctest label cluster); CI does not install them.
-if [ "${1:-}" = cluster ]; then
+# `ci/bootstrap.sh cluster`: also Slurm and munge, for the test on a real Slurm (tests/cluster/slurm_campaign.sh,
+# ctest label cluster), which .ci/run installs and ci/test.sh runs where Slurm is present.
+if [ "$mode" = cluster ]; then
   packages+=(slurm-wlm munge)
 fi
 
@@ -50,7 +61,7 @@ fi
 # The Python side (python/): the virtual environment .venv at the repository root, every version from
 # python/constraints.txt (PyPI), the package itself installed editable. Remade only when the pins change;
 # SCANCHECK_NO_PYTHON=1 skips it (ctest then reports the Python tests as skipped).
-[ "${SCANCHECK_NO_PYTHON:-0}" = 1 ] && exit 0
+[ "${SCANCHECK_NO_PYTHON:-0}" = 1 ] || [ "$mode" = cli ] && exit 0
 cd "$(dirname "$0")/.."
 pins=$(cat python/constraints.txt python/requirements-dev.txt python/pyproject.toml | sha256sum | cut -d' ' -f1)
 if [ "$(cat .venv/.scancheck-pins 2>/dev/null)" = "$pins" ]; then

@@ -8,7 +8,7 @@
 #       here: builds the ci preset's CUDA targets (`cmake --build --preset ci-cuda`; --from BUILD_DIR stages
 #       an existing build instead) and stages DIR (default build/gpu-stage): bin/ (scancheck and the
 #       gpu-labelled test programs, stripped), lib/ (the shared libraries a bare machine may lack),
-#       fixtures/ (the seed profile: ../shared does not travel), scripts/ (manifest, stage info, this
+#       fixtures/ (the seed profile, tests/fixtures/profiles), scripts/ (manifest, stage info, this
 #       script as staged). Prints the size; exit 1 over 48 MiB.
 #   ci/gpu-check.sh device
 #       there, from the repository root with build/gpu-stage carried: the steps below in order of value,
@@ -44,7 +44,7 @@ GPU_TESTS=(scan_backend_gpu_test gated_backend_gpu_test gemm_gpu_test gate_math_
 PROFILE_NAME=backward_profile_seed.json
 # The production backends in bf16, the dtype the seed profile was taken in (torch's BFloat16 kernels).
 PRODUCTION_BF16='{rglru/fused_grouped_prefix32_hierarchical_chunk16,complex_rglru/fused_output_fused_write_shared_sfu_chunk32,complex_rglru/fused_output_fused_write_shared_sfu_grouped_prefix64_hierarchical_chunk32}@bf16'
-PROFILE_SRC=$root/../shared/fixtures/profiles/$PROFILE_NAME
+PROFILE_SRC=$root/tests/fixtures/profiles/$PROFILE_NAME
 # Libraries every Linux with a CUDA driver has (or must not be shipped: the driver's own libcuda).
 SYSTEM_LIBS='^(linux-vdso|ld-linux|libc|libm|libdl|libpthread|librt|libutil|libstdc\+\+|libgcc_s|libcuda|libnvidia)\.'
 rehearsal=${SCANCHECK_GPU_REHEARSAL:-0}

@@ -104,12 +104,9 @@ expect_bad_input_leaving_nothing "unknown sqrt convention" "$work/z" run --backe
   { fail "check with several --backend"; cat "$work/check-several.txt"; }
 expect_bad_input "an unknown name among several --backend" "no backend matches 'rglru/nonesuch@fp32'" check \
   --case "$work/clip" --backend rglru/sequential@fp32 --backend rglru/nonesuch@fp32
-fixture="$(dirname "$0")/../../../shared/fixtures/recurrentgemma_torch/rglru_default_B2_L33_W16_H2"
-[ -d "$fixture" ] || fixture="${SCANCHECK_FIXTURES:-/nonexistent}/recurrentgemma_torch/rglru_default_B2_L33_W16_H2"
-if [ -d "$fixture" ]; then
-  "$bin" verify --case "$fixture" --candidate "$fixture/expected" --threads 2 >/dev/null && pass ||
-    fail "verify of PyTorch's outputs"
-fi
+fixture="$(dirname "$0")/../fixtures/recurrentgemma_torch/rglru_default_B2_L33_W16_H2"
+"$bin" verify --case "$fixture" --candidate "$fixture/expected" --threads 2 >/dev/null && pass ||
+  fail "verify of PyTorch's outputs"
 "$bin" run --backend rglru/fused_chunk16@fp32 --case "$work/clip" --out "$work/cand" >/dev/null
 rm "$work/cand/dx.npy"
 "$bin" verify --case "$work/clip" --candidate "$work/cand" --threads 2 >"$work/verify.txt"

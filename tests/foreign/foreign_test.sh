@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End-to-end checks of foreign backends over the worker protocol (../shared/spec/foreign-backends.md):
+# End-to-end checks of foreign backends over the worker protocol (docs/foreign-backends.md):
 # a correct numpy worker passes fuzzing; a buggy variant fails with a shrunk finding whose repro replays;
 # every kind of misbehaving worker gets its verdict (fault, timeout, error, fail) while the run's other
 # backends keep their rows; workers that break hello are bad input (one line, exit 2).

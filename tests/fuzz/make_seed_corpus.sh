@@ -129,7 +129,7 @@ printf '\2%s' '2,33,16,2' >"$n/shape"; printf '\2%s' '1,1000000000000,1' >"$n/sh
 printf '\3%s' "python3 -u 'my worker.py' --flag \"a b\" c\\ d" >"$n/shell"; printf '\3%s' "unterminated 'quote" >"$n/shell-bad"
 # Speed profiles (--timings): the real seed profile, a foreign backend's, and the malformed kinds the unit
 # tests know (tests/reports/profile_test.cpp).
-"$py" - "$here/../../../shared/fixtures/profiles/backward_profile_seed.json" "$corpus/profile_fuzz" <<'PY'
+"$py" - "$here/../fixtures/profiles/backward_profile_seed.json" "$corpus/profile_fuzz" <<'PY'
 import copy, json, sys, pathlib
 seed_text = open(sys.argv[1]).read(); seed = json.loads(seed_text); out = pathlib.Path(sys.argv[2])
 (out / "seed.json").write_text(seed_text)

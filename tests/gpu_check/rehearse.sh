@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The first GPU lease rehearsed on the CPU: ci/gpu-check.sh stages from BUILD_DIR, the staged folder is
 # copied into a temporary tree laid out as the device machine sees it (the working tree at another absolute
-# path, no build/ but the carried build/gpu-stage, no ../shared beside it), and `device` runs there with
+# path, no build/ but the carried build/gpu-stage, nothing beside it), and `device` runs there with
 # SCANCHECK_GPU_REHEARSAL=1 (host executor), a fake nvidia-smi and a fake compute-sanitizer on PATH, under
 # short limits. Path, size and parsing mistakes fail here instead of on a lease.
 #   rehearse.sh full BUILD_DIR      the whole call: every step of the summary has a status, none failed
