@@ -129,7 +129,7 @@ class BackendRegistry {
 //! schedule, flags and dtype order, then whatever was added.
 BackendRegistry& registry();
 
-//! Registers the built-in backends (every schedule and flag combination of harness.md) into `r`.
+//! Registers the built-in backends (every schedule and flag combination of docs/backends/) into `r`.
 void register_builtin_backends(BackendRegistry& r);
 
 //! The schedules of the built-in backends, in registration order: the one list the registry, and the

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
-//! The built-in backends: every schedule of harness.md for every architecture, with each family's flag
+//! The built-in backends: every schedule of docs/backends/scan.md for every architecture, with each family's flag
 //! combinations, in both io dtypes, registered through BackendRegistry::add like any foreign backend.
 //! Each family's run callable maps the case onto its launch sequence (scan_run.hpp, gated_run.hpp) on
 //! the chosen executor.

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
-//! The backend-name grammar, in one place (harness.md "Backends", foreign-backends.md "Names"). Names are
-//! parsed here, at the edge, into typed values; everything inside passes the types, never strings.
+//! The backend-name grammar, in one place (docs/architecture.md "Backends and the execution model",
+//! docs/foreign-backends.md "Names"). Names are parsed here, at the edge, into typed values; everything inside
+//! passes the types, never strings.
 //!
 //!   name      = [provider ":"] architecture "/" variant "@" dtype     rglru/fused_chunk16@bf16,
 //!                                                                     mykernels:rglru/triton_chunk64@bf16

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
-//! The flags of a built-in variant (harness.md, "Backends and the execution model"): which stages of a
+//! The flags of a built-in variant (docs/architecture.md, "Backends and the execution model"): which stages of a
 //! gated layer its kernels fuse. Their names and order in backend names are backends/variant.hpp's.
 //! C++17 (the launch sequences include it).
 #pragma once

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
-//! The four recurrences of spec/recurrences.md, their names on the command line and on disk, and the
+//! The four recurrences of docs/recurrences.md, their names on the command line and on disk, and the
 //! conventions they share. What each architecture *is* (its tensors, how its cases are generated, which
 //! features it has) is its descriptor: core/architectures.hpp.
 #pragma once

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
-//! The tensor layouts of the two families (harness.md, "Cases"); the descriptors point at them.
+//! The tensor layouts of the two families (docs/recurrences.md, and docs/architecture.md, "Cases"); the descriptors
+//! point at them.
 #include "core/architectures.hpp"
 
 namespace scancheck {

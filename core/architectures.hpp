@@ -59,7 +59,7 @@ struct ArchitectureDescriptor {
   bool log_decays;
   //! A layer of the production models (the seed shapes of the users' profiles are its shapes).
   bool production_layer;
-  //! Every tensor at this shape, inputs first, in the order of harness.md.
+  //! Every tensor at this shape, inputs first, in the order of docs/recurrences.md.
   std::vector<TensorSpec> (*layout)(const Shape&);
   //! Fills the case's tensors (core/case_generation.hpp); make_case has prepared the context.
   void (*generate)(Case&, const GenerationContext&);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
-//! A case (harness.md, "Cases"): architecture, shape, io dtype, sqrt-gradient convention, provenance, and the
+//! A case (docs/architecture.md, "Cases"): architecture, shape, io dtype, sqrt-gradient convention, provenance, and the
 //! named input and cotangent tensors, plus the table that says which tensors each architecture has and
 //! their shapes. That table (`tensor_layout`) is the single source of names and shapes for case
 //! directories, references and backends.
@@ -39,7 +39,7 @@ struct TensorSpec {
   bool parameter = false;  //!< a weight, bias or decay parameter, or its gradient: shared by every batch entry
 };
 
-//! Every tensor of the architecture at this shape, inputs first, in the order of harness.md (the
+//! Every tensor of the architecture at this shape, inputs first, in the order of docs/recurrences.md (the
 //! architecture's descriptor, core/architectures.hpp, defines it). Precondition: validate(arch, shape) passed.
 //! In log form the decays a and their gradient da are log_a and dlog_a; InputError where the architecture
 //! has no decays to take in log space.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
-//! Case directories on disk (harness.md, "Cases"): case.json plus one .npy per tensor.
-//! case.json: {"architecture", "heads", "sqrt_gradient", "io_dtype", and optionally "seed", "regime"}.
+//! Case directories on disk (docs/architecture.md, "Cases"): case.json plus one .npy per tensor.
+//! case.json: {"architecture", "heads", "sqrt_gradient", "io_dtype", and optionally "decays", "seed", "regime"}.
 //! B, L, W come from the tensors themselves and every tensor's shape is checked against them and against
 //! tensor_layout. Output directories are written under a temporary name and renamed into place, so a
 //! failure never leaves a half-written directory.

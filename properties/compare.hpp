@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
-//! Comparison of a backend's outputs with the exact reference (harness.md, "Comparison and tolerance"):
+//! Comparison of a backend's outputs with the exact reference (docs/architecture.md, "Comparison and tolerance"):
 //! per output tensor, the error metrics a tolerance policy (policy.hpp) turns into a verdict.
 //!
 //!   abs / rel        max |got - exact|, and max |got - exact| / |exact| over elements with exact != 0

@@ -5,7 +5,7 @@
 //! produced by the one search and shrinking of properties/search.hpp.
 //!
 //! A saved finding is a directory <property>-seed<S>-B<B>-L<L>-W<W>-H<H>, written atomically:
-//!   case/           the shrunk case (a case directory, harness.md "Cases")
+//!   case/           the shrunk case (a case directory, docs/architecture.md "Cases")
 //!   <related>/      further cases worth keeping (e.g. a property's perturbed copy)
 //!   finding.json    {"format": "scancheck-finding", "version": 1, "property", "backend", "message",
 //!                    "request" (core/case_request.hpp), "original_request" (or null), "related_cases",

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
 //! Bounded<T>: a scalar carrying the exact value (in T) and a first-order bound on the error with which a
-//! float32 evaluation of the same expression computes it (running error analysis, harness.md).
+//! float32 evaluation of the same expression computes it (running error analysis, docs/architecture.md).
 //!
 //! Each operation z = f(x, y) propagates  E(z) = |df/dx| E(x) + |df/dy| E(y) + c_f * ulp32(z) + flush32,
 //! with ulp32(z) <= 2^-23 |z| + 2^-149 (the last term covers gradual underflow) and c_f the operation's

@@ -3,7 +3,7 @@
 //! Dual<T>: forward-mode automatic differentiation along one direction (value and directional derivative).
 //! Instantiating the forward recurrences with Dual<float128> gives d(loss)/d(epsilon) for inputs moved
 //! along a direction, which must equal the backward pass's gradient dotted with that direction.
-//! (Boost.Math's autodiff does not compile over float128 in Boost 1.81; see notes/toolchain.md.)
+//! (Boost.Math's autodiff does not compile over float128 in Boost 1.81.)
 #pragma once
 
 #include <cmath>

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
-//! The high-precision reference of a case: every output of spec/recurrences.md (forward and backward),
+//! The high-precision reference of a case: every output of docs/recurrences.md (forward and backward),
 //! evaluated in Boost.Multiprecision and rounded once to float64, with a per-element first-order bound on
 //! the rounding error a float32 sequential evaluation of the same formulas makes (running error analysis,
-//! harness.md "Comparison and tolerance"; reference/bounded.hpp). The bounds are propagated beside a
+//! docs/architecture.md "Comparison and tolerance"; reference/bounded.hpp). The bounds are propagated beside a
 //! float64 evaluation of the same code: they are magnitudes and need only a few correct digits.
 //!
 //! Precision::tiered evaluates in double with a bound on the double evaluation's own error

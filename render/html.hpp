@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
-//! The HTML tolerance report (harness.md, "Reports"): one self-contained HTML5 page rendered from the report
+//! The HTML tolerance report (docs/architecture.md, "Reports"): one self-contained HTML5 page rendered from the report
 //! model, for reading in a browser or attaching to a CI run. Inline CSS and inline SVG only: no scripts, no
 //! fonts, no images, no URL of any kind (the SVG namespace aside), so the file opens anywhere, offline.
 //!

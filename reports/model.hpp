@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
-//! The tolerance report (harness.md, "Reports"): what every backend's outputs were measured to be against
+//! The tolerance report (docs/architecture.md, "Reports"): what every backend's outputs were measured to be against
 //! the exact reference, on which cases, and the verdict of the tolerance policy. This model is the single
 //! source: report.json is its serialisation (schema_version below; reports/schema/report.schema.json), and the
 //! Markdown and HTML pages, `diff`, `merge` and `calibrate` are computed from it, never from the runs.

@@ -5,7 +5,7 @@
 //! backend costs stands beside how exact it is. scancheck measures none of these durations: it reads them,
 //! matches them by name and shape, and quotes where they came from.
 //!
-//! The format (schema_version 1; shared/fixtures/profiles/backward_profile_seed.json is a real one):
+//! The format (schema_version 1; tests/fixtures/profiles/backward_profile_seed.json is a real one):
 //!
 //!   {"schema_version": 1,
 //!    "method": "one warmed backward pass; CUDA device event durations from torch.profiler",

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
-//! The execution model (harness.md, "Backends and the execution model"). A kernel is a program body: a
+//! The execution model (docs/architecture.md, "Backends and the execution model"). A kernel is a program body: a
 //! functor whose `SC_HD void operator()(ProgramId) const` computes one program, reading and writing global
 //! buffers through the pointers it holds. Executors run the body for every program of a Grid: the `cuda`
 //! executor as a real CUDA kernel (one thread per program), the `host` executor in loops on the CPU.

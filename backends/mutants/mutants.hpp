@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
 //! Mutants: deliberately broken variants of registered backends, each a bug real scan kernels have had,
-//! for mutation testing (harness.md: the tolerance policy "must catch every mutant in the suite"). Test-only:
+//! for mutation testing (docs/architecture.md: the tolerance policy "must catch every mutant in the suite"). Test-only:
 //! the library scancheck_mutants is built with the tests and nothing in production links it.
 //!
 //! A mutant runs its base backend's production launch sequence (scan_run.hpp, gated_run.hpp) on the host

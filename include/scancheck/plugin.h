@@ -2,8 +2,9 @@
 /** @file
  * scancheck's C ABI for plugins: a compiled library (C, C++, CUDA, Rust, Zig) that declares backends of
  * the linear recurrences and runs them on scancheck's cases, so that they are checked against the exact
- * reference, fuzzed, shrunk and reported like scancheck's own (../shared/spec/foreign-backends.md,
- * "C ABI plugins"). Tensors travel as DLPack `DLTensor` views (dlpack/dlpack.h, DLPack 0.6 or later).
+ * reference, fuzzed, shrunk and reported like scancheck's own. The contract is docs/foreign-backends.md ("C ABI
+ * plugins") and the math of every tensor docs/recurrences.md, both in scancheck's repository. Tensors travel as
+ * DLPack `DLTensor` views (dlpack/dlpack.h, DLPack 0.6 or later).
  *
  * A plugin exports one function, `scancheck_plugin` (SCANCHECK_PLUGIN_ENTRY), that returns its provider
  * table: the same fields as a worker's hello answer, and per backend a run function. Minimal plugin:
@@ -74,7 +75,7 @@
 extern "C" {
 #endif
 
-/** The recurrences (../shared/spec/recurrences.md); values of `architecture` fields. */
+/** The recurrences (docs/recurrences.md); values of `architecture` fields. */
 enum {
   SCANCHECK_SCAN = 0,         /**< h_t = a_t h_{t-1} + b_t, real (section 1) */
   SCANCHECK_COMPLEX_SCAN = 1, /**< the same, complex, merged [Re | Im] layout (section 1) */
@@ -89,7 +90,7 @@ enum {
   SCANCHECK_BFLOAT16 = 1 /**< backend name suffix @bf16 */
 };
 
-/** The sqrt-gradient conventions of the gated layers (recurrences.md section 2); values of
+/** The sqrt-gradient conventions of the gated layers (docs/recurrences.md section 2); values of
  * `scancheck_case.sqrt_gradient`. */
 enum {
   SCANCHECK_SQRT_GRADIENT_BOUNDED = 0, /**< RecurrentGemma's 1/max(2 sqrt q, 1/1000) */
@@ -104,7 +105,7 @@ enum {
 #define SCANCHECK_SQRT_GRADIENTS_BOUNDED (1u << SCANCHECK_SQRT_GRADIENT_BOUNDED)
 #define SCANCHECK_SQRT_GRADIENTS_EXACT (1u << SCANCHECK_SQRT_GRADIENT_EXACT)
 
-/** What a backend accepts (foreign-backends.md, "constraints"). Generated cases are drawn inside these
+/** What a backend accepts (docs/foreign-backends.md, "constraints"). Generated cases are drawn inside these
  * and shrinking stays inside them; `scancheck run` or `check` on a case outside them is bad input. A
  * zeroed struct accepts every valid case. */
 typedef struct scancheck_constraints {
@@ -117,15 +118,15 @@ typedef struct scancheck_constraints {
   uint32_t sqrt_gradients; /**< SCANCHECK_SQRT_GRADIENTS_* bits it implements (gated kinds); 0: both */
   int32_t no_h0;           /**< nonzero: it takes no initial state (cases come without h0) */
   int32_t no_dh_last;      /**< nonzero: it takes no dh_last (cases come without it) */
-  int32_t no_resets;       /**< nonzero: it takes no segment resets (gated kinds: segment_pos > 0 after t = 0) */
+  int32_t no_resets;       /**< nonzero: it takes no segment resets (gated kinds: no segment_pos is 0, at any t) */
 } scancheck_constraints;
 
-/** A tensor with the name it has in a case directory (harness.md, "Cases"): "a", "x", "segment_pos",
- * "h", "d_a_param", ... */
+/** A tensor with the name it has in a case directory (docs/recurrences.md): "a", "x", "segment_pos", "h",
+ * "d_a_param", ... */
 typedef struct scancheck_tensor {
   const char* name; /**< NUL-terminated, owned by scancheck */
   /** A view, owned by scancheck: `data` aligned to 256 bytes, compact row-major (`strides` NULL,
-   * `byte_offset` 0), `shape` as in harness.md, dtype float32 (kDLFloat, 32 bits, 1 lane) except
+   * `byte_offset` 0), `shape` as in docs/recurrences.md, dtype float32 (kDLFloat, 32 bits, 1 lane) except
    * segment_pos, int32 (kDLInt, 32 bits, 1 lane); `device` is the backend's `device_type` (device_id:
    * the current CUDA device for kDLCUDA, 0 for kDLCPU). */
   DLTensor tensor;
@@ -141,14 +142,14 @@ typedef struct scancheck_case {
   /** The shape: batch B, length L, width W (stored real channels: the merged [Re | Im] width for the
    * complex kinds) and heads H (gate blocks of the RG-LRU; the scan kinds only cut channels into blocks). */
   int64_t batch, length, width, heads;
-  /** The inputs and cotangents present, in harness.md's order. Scan kinds: a, b [B, L, W], h0 [B, W],
+  /** The inputs and cotangents present, in docs/recurrences.md's order. Scan kinds: a, b [B, L, W], h0 [B, W],
    * dh [B, L, W], dh_last [B, W]. Gated kinds: x [B, L, W], segment_pos [B, L] (int32; a reset where 0),
    * h0 [B, W], a_param [C], input_gate_w [H, W/H, C/H], input_gate_b [H, C/H], a_gate_w, a_gate_b (the
    * same), a_imag_param [C] (complex only), dy [B, L, W], dh_last [B, W]; C is W, or W/2 complex channels.
    * Read-only: a backend that writes into an input fails its run. */
   const scancheck_tensor* inputs;
   size_t input_count; /**< the number of `inputs` */
-  /** The outputs of the backend's declared passes, preallocated, in harness.md's order. Forward: h (scan
+  /** The outputs of the backend's declared passes, preallocated, in docs/recurrences.md's order. Forward: h (scan
    * kinds) or y (gated kinds) [B, L, W], h_last [B, W]. Backward: scan kinds da, db [B, L, W], dh0 [B, W];
    * gated kinds dx [B, L, W], dh0 [B, W], d_a_param [C], d_input_gate_w, d_input_gate_b, d_a_gate_w,
    * d_a_gate_b (the shapes of their parameters), d_a_imag_param [C] (complex only). dh0 is an output even
@@ -171,7 +172,7 @@ typedef struct scancheck_backend scancheck_backend;
 typedef int (*scancheck_run_fn)(const scancheck_backend* self, const scancheck_case* run_case, void* stream,
                                 char* error, size_t error_size);
 
-/** One backend: the fields of a worker's hello answer (foreign-backends.md, "Worker protocol") plus
+/** One backend: the fields of a worker's hello answer (docs/foreign-backends.md, "Worker protocol") plus
  * where its tensors live and its run function. Its name is provider:architecture/variant@dtype. */
 struct scancheck_backend {
   const char* variant;               /**< [A-Za-z0-9_.+-]+, e.g. "triton_chunk64" (required) */

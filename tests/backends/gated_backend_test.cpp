@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
 //! The gated backends (architectures `rglru` and `complex_rglru`: every schedule, every flag combination,
-//! fp32 and bf16 io) under the host executor. Contract: spec/recurrences.md §2, §3, §5, forward and backward.
+//! fp32 and bf16 io) under the host executor. Contract: docs/recurrences.md §2, §3, §5, forward and backward.
 //!
 //! Tests are grouped by (architecture, schedule, dtype): a group's cases, their references and the
 //! sequential baseline's outputs are shared by all its flag variants in one process. Per group:

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
 //! The scan backends (architectures `scan` and `complex_scan`, every schedule, fp32 and bf16 io) under the
-//! host executor. Contract: spec/recurrences.md §1, forward and backward.
+//! host executor. Contract: docs/recurrences.md §1, forward and backward.
 //!
 //! What is checked, per registered backend (one ctest test per backend and property, via value parameters):
 //!   MatchesReference      every output judged under the tolerance policy (docs/tolerance.md) against the

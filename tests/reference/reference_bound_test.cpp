@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
-//! The per-element error bound of the reference (running error analysis, harness.md "Comparison and
+//! The per-element error bound of the reference (running error analysis, docs/architecture.md "Comparison and
 //! tolerance"; reference/bounded.hpp) really bounds the error of a plain float32 sequential evaluation of
 //! the same formulas: |f32 - exact| <= bound for every output element, every architecture, regime and io
 //! dtype. Prints how tight the bound is (median and max of |f32 - exact| / bound) per architecture.

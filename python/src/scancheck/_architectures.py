@@ -1,6 +1,6 @@
 """What each architecture's case holds: its inputs, cotangents, outputs and the axes of each tensor.
 
-The names and shapes are those of ../shared/spec/harness.md ("Cases") and recurrences.md; this module is the
+The names and shapes are those of docs/architecture.md ("Cases") and docs/recurrences.md; this module is the
 Python side's one copy of them. Every tensor is described in the spec's layout: activations [B, L, W], states
 [B, W], complex kinds in the merged [Re | Im] layout (W is then twice the complex width).
 """
