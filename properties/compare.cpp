@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "properties/element_judgement.hpp"
 
 namespace scancheck {
 namespace {
@@ -33,19 +34,32 @@ double round_to_format(double x, Format f) {
   return std::abs(r) > largest ? std::copysign(std::numeric_limits<double>::infinity(), r) : r;
 }
 
-enum class Class { finite, nan, plus_inf, minus_inf };
-Class class_of(double x) {
-  if (std::isnan(x)) return Class::nan;
-  if (std::isinf(x)) return x > 0 ? Class::plus_inf : Class::minus_inf;
-  return Class::finite;
-}
-
 double percentile(std::vector<double>& v, double p) {
   if (v.empty()) return 0;
   const auto k = static_cast<std::ptrdiff_t>(std::ceil(p * static_cast<double>(v.size()))) - 1;
   const auto at = v.begin() + std::clamp<std::ptrdiff_t>(k, 0, static_cast<std::ptrdiff_t>(v.size()) - 1);
   std::nth_element(v.begin(), at, v.end());
   return *at;
+}
+
+//! The error profile of `values` judged element by element against `elements`' reference and bounds.
+ErrorProfile error_profile(const ElementSource& elements, const Tensor<float>& values) {
+  std::vector<double> ratios;
+  ratios.reserve(static_cast<std::size_t>(values.size()));
+  double squares = 0;
+  for (std::int64_t i = 0; i < values.size(); ++i) {
+    const ElementJudgement e = elements.judge(values[i], i);
+    if (e.kind != ElementKind::finite || !std::isfinite(e.ratio)) continue;  // a zero bound is rule 2's alone
+    ratios.push_back(e.ratio);
+    squares += e.ratio * e.ratio;
+  }
+  ErrorProfile p;
+  p.elements = static_cast<std::int64_t>(ratios.size());
+  if (ratios.empty()) return p;
+  p.rms = std::sqrt(squares / static_cast<double>(ratios.size()));
+  p.p90 = percentile(ratios, 0.90);
+  p.p50 = percentile(ratios, 0.50);
+  return p;
 }
 
 }  // namespace
@@ -78,34 +92,34 @@ TensorMetrics compare_tensor(const TensorComparison& in) {
   ulps.reserve(static_cast<std::size_t>(got.size()));
   double worst_key = -1, baseline_abs = 0;
   bool any_bounded = false;
+  const ElementSource elements{in.got, in.exact, in.bound, in.covered};
   for (std::int64_t i = 0; i < got.size(); ++i) {
-    if (in.covered && (*in.covered)[i] == 0) continue;
+    const ElementJudgement e = elements(i);
+    if (!e.compared()) continue;
     ++m.compared;
-    const double g = got[i], x = exact[i];
-    const double bound = in.bound ? (*in.bound)[i] : 0;
-    if (in.bound && !std::isfinite(bound)) {
+    if (e.kind == ElementKind::unbounded) {
       ++m.unbounded;  // float32 evaluation is not bounded here: not judged, whatever it gave
       continue;
     }
-    if (class_of(g) != class_of(x)) {
+    if (e.kind == ElementKind::mismatch) {
       if (m.nonfinite_mismatches++ == 0) m.first_nonfinite = i;
       continue;
     }
-    if (!std::isfinite(x)) continue;  // the same NaN or infinity on both sides
-    const double err = std::abs(g - x);
+    if (e.kind != ElementKind::finite) continue;  // the same NaN or infinity on both sides
+    const double g = got[i], x = exact[i];
     m.max_exact = std::max(m.max_exact, std::abs(x));
-    m.max_abs = std::max(m.max_abs, err);
-    if (x != 0) m.max_rel = std::max(m.max_rel, err / std::abs(x));
+    m.max_abs = std::max(m.max_abs, e.error);
+    if (x != 0) m.max_rel = std::max(m.max_rel, e.error / std::abs(x));
     const double ulp = ulp_error(g, x, in.dtype);
     ulps.push_back(ulp);
     ++m.ulp_histogram[static_cast<std::size_t>(ulp_bucket(ulp))];
     double key = ulp;
+    const double bound = in.bound ? (*in.bound)[i] : 0;
     if (in.bound) {
       m.max_bound = std::max(m.max_bound, bound);
-      const double ratio = err == 0 ? 0 : bound == 0 ? std::numeric_limits<double>::infinity() : err / bound;
-      m.bound_ratio = std::max(m.bound_ratio.value_or(0), ratio);
+      m.bound_ratio = std::max(m.bound_ratio.value_or(0), e.ratio);
       any_bounded = true;
-      key = ratio;
+      key = e.ratio;
     }
     if (in.baseline && std::isfinite((*in.baseline)[i]))
       baseline_abs = std::max(baseline_abs, std::abs(static_cast<double>((*in.baseline)[i]) - x));
@@ -115,6 +129,16 @@ TensorMetrics compare_tensor(const TensorComparison& in) {
     }
   }
   if (in.bound && !any_bounded) m.bound_ratio.reset();
+  if (in.bound) m.profile = error_profile(elements, got);
+  if (in.bound && !in.ensemble.empty()) {
+    ErrorProfile worst;
+    for (const Tensor<float>* member : in.ensemble) {
+      const ErrorProfile p = error_profile(elements, *member);
+      worst = {std::max(worst.elements, p.elements), std::max(worst.p50, p.p50), std::max(worst.p90, p.p90),
+               std::max(worst.rms, p.rms)};
+    }
+    m.ensemble_profile = worst;
+  }
   m.ulp_p50 = percentile(ulps, 0.50);
   m.ulp_p90 = percentile(ulps, 0.90);
   m.ulp_p99 = percentile(ulps, 0.99);

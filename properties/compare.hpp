@@ -40,6 +40,14 @@ struct WorstElement {
 inline constexpr int ulp_buckets = 24;
 int ulp_bucket(double ulp);
 
+//! How a run's error is distributed over a tensor's judged elements, in units of each element's bound (the
+//! elements with a finite, nonzero bound and a finite error): the typical element (p50), the tail (p90) and
+//! the RMS. Unlike the largest ratio, it sees accuracy lost a little on every element.
+struct ErrorProfile {
+  std::int64_t elements = 0;
+  double p50 = 0, p90 = 0, rms = 0;
+};
+
 struct TensorMetrics {
   std::string name;
   DType dtype = DType::float32;  //!< the dtype the tensor is stored in (io dtype or float32)
@@ -52,6 +60,10 @@ struct TensorMetrics {
   std::int64_t unbounded = 0;            //!< elements whose bound is infinite (not compared)
   std::optional<double> baseline_abs;    //!< max |baseline - exact|, absent without a baseline
   std::optional<double> baseline_ratio;  //!< max_abs / baseline_abs (absent when both are 0)
+  std::optional<ErrorProfile> profile;   //!< absent without bounds
+  //! Each statistic's largest value over the ensemble of correct float32 orders on the same case (absent
+  //! without an ensemble): what the ensemble rule (policy.hpp) compares `profile` with.
+  std::optional<ErrorProfile> ensemble_profile;
   std::int64_t nonfinite_mismatches = 0;
   std::int64_t first_nonfinite = -1;  //!< flat index of the first one
   WorstElement worst;
@@ -72,6 +84,8 @@ struct TensorComparison {
   const Tensor<double>* bound = nullptr;
   const Tensor<std::uint8_t>* covered = nullptr;
   const Tensor<float>* baseline = nullptr;
+  //! The tensor as correct float32 evaluations in other orders give it (differential.hpp, CorrectOrders).
+  std::vector<const Tensor<float>*> ensemble;
 };
 
 TensorMetrics compare_tensor(const TensorComparison&);

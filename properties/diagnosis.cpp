@@ -14,6 +14,7 @@
 #include <fmt/ranges.h>
 
 #include "core/architectures.hpp"
+#include "properties/element_judgement.hpp"
 
 namespace scancheck {
 namespace {
@@ -33,10 +34,17 @@ struct Failures {
   std::vector<std::pair<std::array<std::int64_t, 3>, double>> forward_errors;
 };
 
-bool disagrees_on_nonfinite(double got, double exact) {
-  if (std::isfinite(got) && std::isfinite(exact)) return false;
-  if (std::isnan(got) && std::isnan(exact)) return false;
-  return !(std::isinf(got) && std::isinf(exact) && (got > 0) == (exact > 0));
+//! The elements of output `s` of `got` as the policy judges them, or nothing where the run, the reference or
+//! its bounds lack the tensor (or the run's is misshapen).
+std::optional<ElementSource> elements_of(const TensorSpec& s, const Outputs& got, const ReferenceResult& reference) {
+  const auto g = got.find(s.name);
+  const auto e = reference.values.find(s.name);
+  const auto b = reference.bounds.find(s.name);
+  if (g == got.end() || e == reference.values.end() || b == reference.bounds.end()) return std::nullopt;
+  if (g->second.dims() != s.dims) return std::nullopt;
+  const auto covered = reference.covered.find(s.name);
+  return ElementSource{&g->second, &e->second, &b->second,
+                       covered == reference.covered.end() ? nullptr : &covered->second};
 }
 
 //! The head a parameter (gradient) element belongs to: [K] per channel, [H, K] and [H, K_in, K_out] by row.
@@ -50,23 +58,17 @@ Failures collect(const Case& c, const Outputs& got, const ReferenceResult& refer
   const Shape& shape = c.shape;
   const std::int64_t head_channels = scancheck::head_channels(c.architecture, shape);
   for (const TensorSpec& s : tensor_layout(c, TensorRole::output)) {
-    const auto g = got.find(s.name);
-    const auto e = reference.values.find(s.name);
-    const auto b = reference.bounds.find(s.name);
-    if (g == got.end() || e == reference.values.end() || b == reference.bounds.end()) continue;
-    if (g->second.dims() != s.dims) continue;
-    const auto covered = reference.covered.find(s.name);
+    const std::optional<ElementSource> elements = elements_of(s, got, reference);
+    if (!elements) continue;
     for (std::int64_t i = 0; i < element_count(s.dims); ++i) {
-      if (covered != reference.covered.end() && !covered->second[i]) continue;
-      const double got_i = g->second[i], exact = e->second[i], bound = b->second[i];
-      if (!std::isfinite(bound)) continue;  // not judged: float32 cannot be trusted there
-      const bool nonfinite = disagrees_on_nonfinite(got_i, exact);
-      if (!nonfinite && !(std::fabs(got_i - exact) > policy.bound_factor * bound)) continue;
+      const ElementJudgement judged = (*elements)(i);
+      if (!judged.fails(policy.bound_factor)) continue;  // unbounded elements are not judged
+      const double got_i = (*elements->got)[i], exact = (*elements->exact)[i];
+      const bool nonfinite = judged.kind == ElementKind::mismatch;
       f.tensors.insert(s.name);
       f.directions.insert(s.direction);
-      f.worst_ratio = std::max(f.worst_ratio,
-                               nonfinite ? std::numeric_limits<double>::infinity() : std::fabs(got_i - exact) / bound);
-      if (!nonfinite && exact != 0) f.relative_errors.push_back(std::fabs(got_i - exact) / std::fabs(exact));
+      f.worst_ratio = std::max(f.worst_ratio, judged.ratio);
+      if (!nonfinite && exact != 0) f.relative_errors.push_back(judged.error / std::fabs(exact));
       if (s.parameter) {
         f.parameter_heads.insert(parameter_head(s, i, head_channels));
         continue;
@@ -76,7 +78,7 @@ Failures collect(const Case& c, const Outputs& got, const ReferenceResult& refer
         const std::int64_t t = (i / shape.width) % shape.length, batch = i / (shape.width * shape.length);
         f.activations.push_back({batch, t, w});
         if (s.name == "h" && !nonfinite && exact != 0)
-          f.forward_errors.push_back({{batch, t, w}, std::fabs(got_i - exact) / std::fabs(exact)});
+          f.forward_errors.push_back({{batch, t, w}, judged.error / std::fabs(exact)});
         if (std::isnan(got_i) && !std::isnan(exact) && (f.nan_birth_t < 0 || t < f.nan_birth_t)) {
           f.nan_birth_t = t;
           f.nan_birth = fmt::format("{}{}", s.name, index_string(s.dims, i));
@@ -249,21 +251,19 @@ std::optional<ErrorStrip> error_strip(const Case& c, const Outputs& got, const R
   // The activation tensor with the largest failing ratio, and the batch entry of that element.
   const Shape& s = c.shape;
   std::string tensor;
+  std::optional<ElementSource> strip_elements;
   std::int64_t batch = 0;
   double worst = policy.bound_factor;
   for (const TensorSpec& spec : tensor_layout(c, TensorRole::output)) {
     if (spec.dims.size() != 3 || spec.parameter) continue;
-    const auto g = got.find(spec.name);
-    const auto e = reference.values.find(spec.name);
-    const auto b = reference.bounds.find(spec.name);
-    if (g == got.end() || e == reference.values.end() || b == reference.bounds.end() || g->second.dims() != spec.dims)
-      continue;
+    const std::optional<ElementSource> elements = elements_of(spec, got, reference);
+    if (!elements) continue;
     for (std::int64_t i = 0; i < element_count(spec.dims); ++i) {
-      const double ratio = std::fabs(g->second[i] - e->second[i]) / b->second[i];
-      const bool nonfinite = disagrees_on_nonfinite(g->second[i], e->second[i]);
-      if (std::isfinite(b->second[i]) && (nonfinite || ratio > worst)) {
-        worst = nonfinite ? std::numeric_limits<double>::infinity() : ratio;
+      const ElementJudgement judged = (*elements)(i);
+      if (judged.fails(worst)) {
+        worst = judged.ratio;
         tensor = spec.name;
+        strip_elements = elements;
         batch = i / (s.length * s.width);
       }
     }
@@ -277,18 +277,13 @@ std::optional<ErrorStrip> error_strip(const Case& c, const Outputs& got, const R
   strip.t_bins = std::min<std::int64_t>(s.length, 64);
   strip.w_bins = std::min<std::int64_t>(s.width, 32);
   strip.ratios.assign(static_cast<std::size_t>(strip.t_bins * strip.w_bins), 0.0);
-  const Tensor<float>& g = got.at(tensor);
-  const Tensor<double>& e = reference.values.at(tensor);
-  const Tensor<double>& b = reference.bounds.at(tensor);
   for (std::int64_t t = 0; t < s.length; ++t)
     for (std::int64_t w = 0; w < s.width; ++w) {
-      const std::int64_t i = (batch * s.length + t) * s.width + w;
-      if (!std::isfinite(b[i])) continue;
-      const double ratio =
-          disagrees_on_nonfinite(g[i], e[i]) ? std::numeric_limits<double>::infinity() : std::fabs(g[i] - e[i]) / b[i];
+      const ElementJudgement judged = (*strip_elements)((batch * s.length + t) * s.width + w);
+      if (judged.kind != ElementKind::finite && judged.kind != ElementKind::mismatch) continue;
       double& cell = strip.ratios[static_cast<std::size_t>((t * strip.t_bins / s.length) * strip.w_bins +
                                                            w * strip.w_bins / s.width)];
-      if (!(ratio <= cell)) cell = std::isnan(ratio) ? std::numeric_limits<double>::infinity() : ratio;
+      cell = std::max(cell, judged.ratio);
     }
   if (schedule && schedule->kind != Schedule::Kind::sequential) {
     strip.chunk = schedule->chunk;

@@ -12,6 +12,7 @@
 
 #include "core/error.hpp"
 #include "properties/diagnosis.hpp"
+#include "properties/element_judgement.hpp"
 
 namespace scancheck {
 
@@ -46,12 +47,12 @@ std::optional<std::string> accuracy_note(const std::string& name, const Tensor<f
                                          const TolerancePolicy& policy) {
   std::int64_t count = 0, worst_at = -1;
   double worst = 0;
+  const ElementSource elements{&got, &exact, &strict_bound, covered};
   for (std::int64_t i = 0; i < got.size(); ++i) {
-    if ((covered && !(*covered)[i]) || !std::isfinite(strict_bound[i]) || !std::isfinite(exact[i])) continue;
-    const double ratio = std::fabs(got[i] - exact[i]) / strict_bound[i];
-    if (!(ratio > policy.bound_factor)) continue;
+    const ElementJudgement e = elements(i);
+    if (e.kind != ElementKind::finite || !(e.ratio > policy.bound_factor)) continue;  // mismatches fail already
     ++count;
-    if (ratio > worst) worst = ratio, worst_at = i;
+    if (e.ratio > worst) worst = e.ratio, worst_at = i;
   }
   if (count == 0) return std::nullopt;
   return fmt::format(
@@ -66,7 +67,7 @@ std::optional<std::string> accuracy_note(const std::string& name, const Tensor<f
 }  // namespace
 
 BackendResult judge_outputs(std::string name, const Case& c, const Outputs& got, const ReferenceResult& reference,
-                            const Outputs* baseline, const TolerancePolicy& policy,
+                            const CorrectOrders* orders, const TolerancePolicy& policy,
                             const std::vector<Direction>& passes, const std::vector<std::string>& omits) {
   BackendResult r;
   r.backend = std::move(name);
@@ -94,7 +95,11 @@ BackendResult judge_outputs(std::string name, const Case& c, const Outputs& got,
     in.exact = &reference.values.at(spec.name);
     if (const auto b = reference.bounds.find(spec.name); b != reference.bounds.end()) in.bound = &b->second;
     if (const auto cv = reference.covered.find(spec.name); cv != reference.covered.end()) in.covered = &cv->second;
-    if (baseline) in.baseline = &baseline->at(spec.name);
+    if (orders) {
+      in.baseline = &orders->sequential.at(spec.name);
+      in.ensemble.push_back(in.baseline);
+      for (const Outputs& other : orders->others) in.ensemble.push_back(&other.at(spec.name));
+    }
     TensorResult t{compare_tensor(in), {}};
     t.verdict = judge(t.metrics, policy);
     if (const auto strict = reference.strict_bounds.find(spec.name);
@@ -128,17 +133,16 @@ BackendResult failed_run(const BackendInfo& backend, const BackendError& e) {
 
 namespace {
 
-//! The sequential baseline's outputs on `c`. The built-ins take decays as a, so a log-form case runs as its
-//! linear twin, a = exp(log a) rounded to the io dtype as a kernel stores it, and gives dlog_a = a da in
-//! float32: the baseline of a kernel that exponentiates log a before it scans.
-Outputs baseline_outputs(const Case& c) {
-  if (c.decays == DecaySpace::linear) return run_backend(baseline_backend(c), c, Executor::host);
+//! The outputs of built-in `variant` on `c`, a log-form case through its linear twin (correct_orders).
+Outputs outputs_in_order(const Case& c, const std::string& variant) {
+  const BackendInfo order = builtin_variant_backend(c.architecture, *parse_variant(variant), c.io_dtype);
+  if (c.decays == DecaySpace::linear) return run_backend(order, c, Executor::host);
   Case twin = c;
   twin.decays = DecaySpace::linear;
   auto log_a = twin.tensors.extract(std::string(decay_input(c.decays)));
   for (float& v : log_a.mapped().values()) v = round_to(c.io_dtype, std::exp(v));
   const Tensor<float>& a = twin.tensors.emplace("a", std::move(log_a.mapped())).first->second;
-  Outputs out = run_backend(baseline_backend(twin), twin, Executor::host);
+  Outputs out = run_backend(order, twin, Executor::host);
   auto da = out.extract("da");
   if (da.empty()) return out;
   for (std::int64_t i = 0; i < a.size(); ++i) da.mapped()[i] *= a[i];
@@ -146,6 +150,37 @@ Outputs baseline_outputs(const Case& c) {
   out.insert(std::move(da));
   return out;
 }
+
+}  // namespace
+
+const std::vector<std::string>& ensemble_variants() {
+  // The deepest tree production kernels build (Blelloch's, over sequences of up to 4096 steps) is the
+  // order whose errors grow most; the others are the registered orders of production kernels.
+  static const std::vector<std::string> variants{
+      "sequential",        "chunk64", "local_chunk64", "tree_chunk32", "grouped_prefix32_hierarchical_chunk16",
+      "blelloch_chunk4096"};
+  return variants;
+}
+
+std::string correct_orders_description() {
+  return fmt::format(
+      "scancheck's own float32 evaluations of the same case on the host executor: the same-precision sequential "
+      "backend of the architecture (the baseline ratio's) and the ensemble of the ensemble rule, the built-in "
+      "variants {} of the case's architecture and io dtype",
+      fmt::join(ensemble_variants(), ", "));
+}
+
+CorrectOrders correct_orders(const Case& c) {
+  CorrectOrders orders;
+  for (const std::string& variant : ensemble_variants()) {
+    Outputs out = outputs_in_order(c, variant);
+    if (variant == ensemble_variants().front()) orders.sequential = std::move(out);
+    else orders.others.push_back(std::move(out));
+  }
+  return orders;
+}
+
+namespace {
 
 //! The pattern of the failing elements, and what re-runs without dh_last or h0 show.
 std::vector<std::string> diagnosis_of(const BackendInfo& b, const Case& c, const Outputs& got,
@@ -155,9 +190,9 @@ std::vector<std::string> diagnosis_of(const BackendInfo& b, const Case& c, const
       diagnose(c, got, reference, policy, b.builtin ? std::optional(b.builtin->schedule) : std::nullopt);
   const auto passes = [&](const Case& d) {
     try {
-      const Outputs baseline = baseline_outputs(d);
-      return judge_outputs(b.name, d, run_backend(b, d, executor), reference_with_bounds(d), &baseline, policy,
-                           b.passes, b.omits)
+      const CorrectOrders orders = correct_orders(d);
+      return judge_outputs(b.name, d, run_backend(b, d, executor), reference_with_bounds(d), &orders, policy, b.passes,
+                           b.omits)
           .pass;
     } catch (const std::exception&) {
       return false;  // a re-run that fails to run tells nothing
@@ -168,6 +203,36 @@ std::vector<std::string> diagnosis_of(const BackendInfo& b, const Case& c, const
   if (worst_bound_ratio(c, got, reference, policy) > gross_error_factor)
     for (std::string& line : counterfactual_diagnosis(c, passes)) out.push_back(std::move(line));
   return out;
+}
+
+//! The tensors whose error distribution breaks the ensemble rule, in a user's words: accuracy a formulation
+//! loses everywhere, which no single element shows. "accuracy lost on every element: y 26.1x, dx 69.4x the
+//! typical error of any correct float32 order; ...".
+std::optional<std::string> accuracy_loss_diagnosis(const BackendResult& r, const TolerancePolicy& policy) {
+  std::vector<std::string> typical, tail;
+  for (const TensorResult& t : r.tensors)
+    if (const std::optional<DistributionExcess> e = distribution_excess(t.metrics, policy))
+      (e->typical ? typical : tail)
+          .push_back(e->orders > 0
+                         ? fmt::format("{} {:.3g}x", t.metrics.name, e->got / e->orders)
+                         : fmt::format("{} {:.3g} bounds where every order is exact", t.metrics.name, e->got));
+  if (typical.empty() && tail.empty()) return std::nullopt;
+  std::vector<std::string> parts;
+  if (!typical.empty())
+    parts.push_back(fmt::format("accuracy lost on every element: {} the typical error of any correct float32 order",
+                                fmt::join(typical, ", ")));
+  if (!tail.empty())
+    parts.push_back(fmt::format("accuracy lost on many elements: {} the tail (p90) of any correct float32 order",
+                                fmt::join(tail, ", ")));
+  const bool within_the_bound = std::all_of(r.tensors.begin(), r.tensors.end(), [&](const TensorResult& t) {
+    return t.metrics.nonfinite_mismatches == 0 && t.metrics.bound_ratio.value_or(0) <= policy.bound_factor;
+  });
+  if (!within_the_bound) return fmt::format("{}", fmt::join(parts, "; "));
+  return fmt::format(
+      "{}; every element within what the worst case admits, so a formulation that rounds more than "
+      "the recurrence needs (softplus as log(1 + exp(z)), q as 1 - a^2, a gate kept in bfloat16, exp "
+      "of a summed log decay), not a bug at one step",
+      fmt::join(parts, "; "));
 }
 
 }  // namespace
@@ -184,7 +249,7 @@ std::vector<BackendResult> check_backends(const Case& c, const std::vector<const
                                           Executor executor, const ReferenceWhenReady& reference,
                                           const TolerancePolicy& policy,
                                           const std::function<void(const BackendResult&)>& judged, bool diagnose) {
-  const Outputs baseline = baseline_outputs(c);
+  const CorrectOrders orders = correct_orders(c);
   std::vector<std::optional<Outputs>> outputs(backends.size());
   std::vector<std::optional<BackendResult>> failures(backends.size());
   for (std::size_t k = 0; k < backends.size(); ++k) {
@@ -201,9 +266,11 @@ std::vector<BackendResult> check_backends(const Case& c, const std::vector<const
       results.push_back(std::move(*failures[k]));
     } else {
       const Outputs& got = *outputs[k];
-      results.push_back(judge_outputs(b.name, c, got, reference(), &baseline, policy, b.passes, b.omits));
+      results.push_back(judge_outputs(b.name, c, got, reference(), &orders, policy, b.passes, b.omits));
       if (diagnose && !results.back().pass) {
         results.back().diagnosis = diagnosis_of(b, c, got, reference(), executor, policy);
+        if (auto loss = accuracy_loss_diagnosis(results.back(), policy))
+          results.back().diagnosis.push_back(std::move(*loss));
         results.back().strip =
             error_strip(c, got, reference(), policy, b.builtin ? std::optional(b.builtin->schedule) : std::nullopt);
       }
@@ -217,8 +284,8 @@ std::vector<BackendResult> check_backends(const Case& c, const std::vector<const
 BackendResult verify_outputs(std::string name, const Case& c, const Outputs& candidate, const TolerancePolicy& policy,
                              int threads) {
   const ReferenceResult reference = reference_with_bounds(c, threads, /*strict=*/true);  // with its notes
-  const Outputs baseline = baseline_outputs(c);
-  return judge_outputs(std::move(name), c, candidate, reference, &baseline, policy);
+  const CorrectOrders orders = correct_orders(c);
+  return judge_outputs(std::move(name), c, candidate, reference, &orders, policy);
 }
 
 namespace {
@@ -277,14 +344,19 @@ std::string format_result(const BackendResult& r) {
   }
   // The error in units of each element's own bound first: it is what the verdict reads (max ULP is large for
   // correct backends wherever an exact value cancels to near zero).
-  s += fmt::format("  {:<16} {:>9} {:>9} {:>10} {:>10} {:>8} {:>8} {:>9}  {}\n", "tensor", "err/bound", "base x",
-                   "max abs", "max rel", "ulp p50", "ulp p99", "ulp max", "verdict");
+  // "typical x": the typical element's error over that of the worst correct order (the ensemble rule's p50).
+  s += fmt::format("  {:<16} {:>9} {:>9} {:>9} {:>10} {:>10} {:>8} {:>8} {:>9}  {}\n", "tensor", "err/bound",
+                   "typical x", "base x", "max abs", "max rel", "ulp p50", "ulp p99", "ulp max", "verdict");
   const auto opt = [](const std::optional<double>& v) { return v ? fmt::format("{:.3g}", *v) : std::string("-"); };
+  const auto typical = [](const TensorMetrics& m) -> std::optional<double> {
+    if (!m.profile || !m.ensemble_profile || m.ensemble_profile->p50 == 0) return std::nullopt;
+    return m.profile->p50 / m.ensemble_profile->p50;
+  };
   for (const TensorResult& t : r.tensors) {
     const TensorMetrics& m = t.metrics;
-    s += fmt::format("  {:<16} {:>9} {:>9} {:>10.3g} {:>10.3g} {:>8.3g} {:>8.3g} {:>9.3g}  {}\n", m.name,
-                     opt(m.bound_ratio), opt(m.baseline_ratio), m.max_abs, m.max_rel, m.ulp_p50, m.ulp_p99, m.ulp_max,
-                     t.verdict.pass ? "pass" : "FAIL");
+    s += fmt::format("  {:<16} {:>9} {:>9} {:>9} {:>10.3g} {:>10.3g} {:>8.3g} {:>8.3g} {:>9.3g}  {}\n", m.name,
+                     opt(m.bound_ratio), opt(typical(m)), opt(m.baseline_ratio), m.max_abs, m.max_rel, m.ulp_p50,
+                     m.ulp_p99, m.ulp_max, t.verdict.pass ? "pass" : "FAIL");
   }
   for (const std::string& why : r.reasons()) s += "  " + why + "\n";
   for (const std::string& where : r.diagnosis) s += "  where: " + where + "\n";

@@ -54,11 +54,33 @@ ReferenceResult reference_with_bounds(const Case& c, int threads = 0, bool stric
 ReferenceOptions reference_options_with_bounds(int threads = 0, bool strict = false,
                                                Precision precision = Precision::tiered);
 
-//! Judges `got` against the reference and (when given) the baseline's outputs on the same case, on the
+//! scancheck's own float32 evaluations of one case in the evaluation orders correct kernels use: what a run
+//! is measured against beside the exact reference. `sequential` is the baseline of FlashAttention's rule;
+//! the ensemble (the sequential order, chunks with the carry fed in, chunk-local scans plus the carry, a
+//! Kogge-Stone tree per chunk, the hierarchical prefix, Blelloch's tree over the whole sequence:
+//! ensemble_variants) is what the
+//! ensemble rule compares a run's error distribution with (policy.hpp).
+struct CorrectOrders {
+  Outputs sequential;
+  std::vector<Outputs> others;  //!< the ensemble beside the sequential order
+};
+
+//! The built-in variants whose outputs make the ensemble, the sequential baseline first.
+const std::vector<std::string>& ensemble_variants();
+
+//! What the correct orders are, in the words reports print (their method section's baseline).
+std::string correct_orders_description();
+
+//! Every order of the ensemble run on `c` (host executor). A case with decays in log space runs as its
+//! linear twin, a = exp(log a) rounded to the io dtype as a kernel stores it, giving dlog_a = a da in float32:
+//! the orders of a kernel that exponentiates log a before it scans.
+CorrectOrders correct_orders(const Case& c);
+
+//! Judges `got` against the reference and (when given) the correct orders' outputs on the same case, on the
 //! outputs of `passes` only (a forward-only backend is judged on its forward outputs alone) but the gradients
 //! it `omits` (BackendInfo::omits).
 BackendResult judge_outputs(std::string name, const Case& c, const Outputs& got, const ReferenceResult& reference,
-                            const Outputs* baseline, const TolerancePolicy& policy,
+                            const CorrectOrders* orders, const TolerancePolicy& policy,
                             const std::vector<Direction>& passes = {Direction::forward, Direction::backward},
                             const std::vector<std::string>& omits = {});
 

@@ -17,6 +17,8 @@ nlohmann::json TolerancePolicy::to_json() const {
           {"baseline_factor", baseline_factor},
           {"baseline_slack_ulps", baseline_slack_ulps},
           {"baseline_slack_bound", baseline_slack_bound},
+          {"ensemble_factor", ensemble_factor},
+          {"ensemble_floor", ensemble_floor},
           {"strict", strict}};
 }
 
@@ -34,10 +36,12 @@ TolerancePolicy TolerancePolicy::from_json(const nlohmann::json& j, const std::s
                     : key == "baseline_factor"      ? &p.baseline_factor
                     : key == "baseline_slack_ulps"  ? &p.baseline_slack_ulps
                     : key == "baseline_slack_bound" ? &p.baseline_slack_bound
+                    : key == "ensemble_factor"      ? &p.ensemble_factor
+                    : key == "ensemble_floor"       ? &p.ensemble_floor
                                                     : nullptr;
     if (!field)
       in.fail("$", fmt::format("unknown policy field '{}' (expected bound_factor, baseline_factor, "
-                               "baseline_slack_ulps, baseline_slack_bound, strict)",
+                               "baseline_slack_ulps, baseline_slack_bound, ensemble_factor, ensemble_floor, strict)",
                                key));
     if (!value.is_number() || !std::isfinite(value.get<double>()) || value.get<double>() < 0)
       in.fail(key, "must be a finite number >= 0");
@@ -49,6 +53,15 @@ TolerancePolicy TolerancePolicy::from_json(const nlohmann::json& j, const std::s
 TolerancePolicy TolerancePolicy::load(const std::filesystem::path& path) {
   return from_json(read_json_file(path, "the policy file"), path.string());
 }
+
+namespace {
+
+//! "26x" (of a nonzero reference), or "above" where every correct order is exact.
+std::string times(double error, double of) {
+  return of > 0 ? fmt::format("{:.3g}x", error / of) : std::string("where every correct order is exact,");
+}
+
+}  // namespace
 
 TensorVerdict judge(const TensorMetrics& m, const TolerancePolicy& p) {
   TensorVerdict v;
@@ -80,7 +93,28 @@ TensorVerdict judge(const TensorMetrics& m, const TolerancePolicy& p) {
                       "({:.3g} in all)",
                       m.max_abs, m.baseline_ratio.value_or(0), *m.baseline_abs, p.baseline_factor, allowed));
   }
+  if (const std::optional<DistributionExcess> excess = distribution_excess(m, p)) {
+    if (excess->typical)
+      fail(fmt::format(
+          "accuracy lost on every element: the typical element's error is {:.3g} bounds, {} that of "
+          "any correct float32 order ({:.3g}); allowed {:g}x + {:g}",
+          excess->got, times(excess->got, excess->orders), excess->orders, p.ensemble_factor, p.ensemble_floor));
+    else
+      fail(fmt::format(
+          "accuracy lost on many elements: a tenth of the elements err by more than {:.3g} bounds, {} "
+          "what any correct float32 order makes ({:.3g}); allowed {:g}x + {:g}",
+          excess->got, times(excess->got, excess->orders), excess->orders, p.ensemble_factor, p.ensemble_floor));
+  }
   return v;
+}
+
+std::optional<DistributionExcess> distribution_excess(const TensorMetrics& m, const TolerancePolicy& p) {
+  if (!m.profile || !m.ensemble_profile || m.profile->elements < distribution_min_elements) return std::nullopt;
+  const ErrorProfile &got = *m.profile, &orders = *m.ensemble_profile;
+  const auto allowed = [&](double worst_order) { return p.ensemble_factor * worst_order + p.ensemble_floor; };
+  if (got.p50 > allowed(orders.p50)) return DistributionExcess{true, got.p50, orders.p50};
+  if (got.p90 > allowed(orders.p90)) return DistributionExcess{false, got.p90, orders.p90};
+  return std::nullopt;
 }
 
 }  // namespace scancheck

@@ -11,13 +11,22 @@
 //!      tensor's scale and baseline_slack_bound times the tensor's largest error bound (FlashAttention's
 //!      rule; the slack keeps a baseline that is exact, or luckily accurate through cancelling errors in a
 //!      long sum, from failing errors far inside what float32 allows).
+//!   4. its error distribution (compare.hpp, ErrorProfile: the typical element, p50, and the tail, p90, in
+//!      units of each element's bound) is at most ensemble_factor times the largest that scancheck's own
+//!      correct float32 evaluations in the orders production kernels use make on the same case (the
+//!      ensemble, differential.hpp), plus ensemble_floor bounds: the worst-case bound of rule 2 must admit
+//!      a tree's long chains of roundings on its worst element, and so also admits a kernel that loses
+//!      accuracy a little on every element; the orders' actual errors do not. A distribution needs elements:
+//!      a tensor with fewer than distribution_min_elements judged elements is judged by rules 1-3 alone.
 //! A run passes when every tensor does. Beside the verdict, a passing tensor whose elements exceed
 //! bound_factor times the bound of scancheck's own formulation (but not of the accepted family's) gets a note
 //! (differential.hpp); `strict` turns notes into failures. Policies are JSON files; every field is optional
 //! and defaults to the constants below.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,11 +36,23 @@
 
 namespace scancheck {
 
+//! What the bound of rules 2 and 3 is, in the words reports print (their method section, report.md's legend,
+//! the heat map's note): one text, so that it cannot fall behind the rule again.
+inline constexpr const char* bound_description =
+    "the reference's first-order bound on the rounding error of a float32 evaluation of the same case in any "
+    "evaluation order of the scans, admitting every accepted formulation (running error analysis with the "
+    "order-free bound: reference/bounded.hpp, reference/order_free_bound.hpp)";
+
+//! Rule 4 judges a tensor's error distribution from this many elements on (a p90 of 8 elements is a maximum).
+inline constexpr std::int64_t distribution_min_elements = 32;
+
 struct TolerancePolicy {
   double bound_factor = 4;
   double baseline_factor = 2;
   double baseline_slack_ulps = 8;
   double baseline_slack_bound = 1;  // docs/tolerance.md: accepted formulations lose up to 0.5 of it
+  double ensemble_factor = 4;       // docs/tolerance.md, "The ensemble rule": the evidence for both
+  double ensemble_floor = 0.01;
   //! Notes (accuracy an accepted formulation loses and a better one keeps) fail the run too.
   bool strict = false;
 
@@ -47,5 +68,13 @@ struct TensorVerdict {
 };
 
 TensorVerdict judge(const TensorMetrics&, const TolerancePolicy&);
+
+//! How a tensor's error distribution breaks rule 4: the statistic of ErrorProfile it breaks first (the typical
+//! element, p50, then the tail, p90), its value and the worst correct order's, in bounds.
+struct DistributionExcess {
+  bool typical = true;  //!< p50; false: p90
+  double got = 0, orders = 0;
+};
+std::optional<DistributionExcess> distribution_excess(const TensorMetrics&, const TolerancePolicy&);
 
 }  // namespace scancheck

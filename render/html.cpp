@@ -266,7 +266,10 @@ std::string policy_facts(const TolerancePolicy& p) {
                    fact("bound factor", num(p.bound_factor) + " × the element's error bound") +
                        fact("baseline factor", num(p.baseline_factor) + " × the sequential baseline's error") +
                        fact("baseline slack", fmt::format("max({} ulps at scale, {} × max bound)",
-                                                          num(p.baseline_slack_ulps), num(p.baseline_slack_bound))));
+                                                          num(p.baseline_slack_ulps), num(p.baseline_slack_bound))) +
+                       fact("ensemble", fmt::format("p50 and p90 of the error in bounds ≤ {} × any correct float32 "
+                                                    "order's + {}",
+                                                    num(p.ensemble_factor), num(p.ensemble_floor))));
 }
 
 //! Each foreign provider: how it was loaded and what its worker said of itself (hello runtime, provenance).

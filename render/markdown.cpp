@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "properties/policy.hpp"
 #include "reports/profile.hpp"
 #include "reports/summary.hpp"
 
@@ -95,8 +96,10 @@ std::string header(const Report& r) {
                    escape(r.method.reference_precision), escape(r.method.sampling));
   s += fmt::format(
       "| policy | every element within {}x its error bound; max error <= {}x the sequential baseline's "
-      "+ max({} ulps at scale, {}x the largest bound); no NaN/Inf disagreement |\n\n",
-      p.bound_factor, p.baseline_factor, p.baseline_slack_ulps, p.baseline_slack_bound);
+      "+ max({} ulps at scale, {}x the largest bound); typical and tail errors (p50, p90 in bounds) <= {}x those "
+      "of any correct float32 order + {} bounds; no NaN/Inf disagreement |\n\n",
+      p.bound_factor, p.baseline_factor, p.baseline_slack_ulps, p.baseline_slack_bound, p.ensemble_factor,
+      p.ensemble_floor);
   return s;
 }
 
@@ -258,8 +261,8 @@ std::string render_markdown(const Report& r) {
   const std::vector<BackendSummary> backends = summarise_backends(r);
   const bool timed = std::any_of(r.rows.begin(), r.rows.end(), [](const Row& row) { return row.timing.has_value(); });
   for (Architecture arch : all_architectures) s += architecture_table(backends, arch, timed);
-  s += "Error / bound: the largest |error| in units of the element's own first-order bound (the policy allows up to " +
-       number(r.policy.bound_factor) +
+  s += "Error / bound: the largest |error| in units of the element's own bound, " + std::string(bound_description) +
+       " (the policy allows up to " + number(r.policy.bound_factor) +
        "): what to read first. Baseline ratio: largest |error| / the sequential "
        "baseline's. ULP p99 and max ULP: distance from the correctly rounded exact value in the stored dtype; the "
        "max is large for correct backends wherever an exact value cancels to near zero.\n\n";

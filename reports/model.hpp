@@ -40,7 +40,8 @@ namespace scancheck::reports {
 //! Version 2 (this scancheck writes it): rows carry the verdict of foreign-backends.md (pass, fail, error, fault,
 //! timeout), their pass direction under "direction", the tensors of the wrong shape and a worker's stderr
 //! tail. Version 1 (rows with "pass" for the direction and verdict pass | fail) is still read. Added within
-//! version 2, optional and written only when there is one: "profile" and "providers".
+//! version 2, optional and written only when there is one: "profile" and "providers"; optional, written by
+//! every report since: the policy's "ensemble_factor" and "ensemble_floor" (properties/policy.hpp, rule 4).
 inline constexpr int schema_version = 2;
 
 struct Tool {

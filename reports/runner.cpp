@@ -175,9 +175,8 @@ Report header(const ReportOptions& o, const ReportPlan& plan) {
   const bool sampled = production_shapes(o.preset) && o.sample;
   r.method = {o.preset,
               std::string(to_string(o.reference_precision)),
-              "the reference's first-order bound on a float32 sequential evaluation of the same case "
-              "(running error analysis, reference/bounded.hpp)",
-              "the same-precision sequential backend of the architecture on the same case, host executor",
+              bound_description,
+              correct_orders_description(),
               sampled ? "one whole (batch, head) block per case at full length, drawn from the seed"
                       : "every element of every case",
               o.seed,

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "properties/policy.hpp"
 #include "render/html_text.hpp"
 #include "render/row_groups.hpp"
 #include "render/svg.hpp"
@@ -170,10 +171,9 @@ std::string bound_ratio_heat_map(std::string_view title, const HeatMap& m, const
 std::string bound_ratio_heat_map_section(const Report& r, const Palette& palette) {
   std::string out = fmt::format(
       "<section id=\"bound-ratio-heat-map\">\n<h2>Bound ratios</h2>\n<p class=\"note\">Per backend and tensor, "
-      "the largest bound ratio max |got − exact| / bound over all its rows (both passes): the error against the "
-      "reference's first-order bound on a float32 sequential evaluation. The policy allows {} times the bound. "
-      "Hover a cell for its backend and tensor.</p>\n",
-      num(r.policy.bound_factor));
+      "the largest bound ratio max |got − exact| / bound over all its rows (both passes): the error against "
+      "{}. The policy allows {} times the bound. Hover a cell for its backend and tensor.</p>\n",
+      escape(bound_description), num(r.policy.bound_factor));
   for (const auto& [architecture, rows] : rows_by_architecture(r))
     out += "<div class=\"scroll\">" +
            bound_ratio_heat_map(to_string(architecture), bound_ratios(rows), r.policy, palette) + "</div>\n";

@@ -3,12 +3,12 @@
 //! What the backend test suites share:
 //!   - judging a run against the exact reference under the tolerance policy of docs/tolerance.md
 //!     (judge_outputs of properties/differential.hpp with the default TolerancePolicy: per element within
-//!     4x the reference's error bound, per tensor within 2x the sequential baseline's error plus a slack, no
-//!     NaN/Inf disagreement); a failure prints the per-tensor table and the failed rules (format_result),
-//!     the case and a `scancheck check` line that reruns it;
+//!     4x the reference's error bound, per tensor within 2x the sequential baseline's error plus a slack and
+//!     an error distribution like the correct orders', no NaN/Inf disagreement); a failure prints the per-tensor table
+//!     and the failed rules (format_result), the case and a `scancheck check` line that reruns it;
 //!   - a process-wide cache of generated cases with, each computed once on first request, the float128
-//!     reference with its float32 error bounds (one thread) and the outputs of the host `sequential`
-//!     baseline (baseline_backend of backends/backend.hpp), the two things every judgement needs;
+//!     reference with its float32 error bounds (one thread) and the outputs of the correct float32 orders
+//!     (correct_orders of properties/differential.hpp), the two things every judgement needs;
 //!   - bitwise equality of whole output sets (for what must be exact: determinism, flags that only move
 //!     data, a sequential schedule against a plain loop), the cuda executor against its host twin (gpu
 //!     suites), and gtest-safe backend names.
@@ -53,21 +53,22 @@ inline std::string repro_line(const CaseRequest& r, const std::string& backend, 
                      executor == Executor::host ? "" : fmt::format(" --executor {}", to_string(executor)));
 }
 
-//! Judges `got`, backend `backend`'s outputs on `c`, against the reference (with bounds) and the host
-//! sequential baseline's outputs on the same case, under the default tolerance policy (docs/tolerance.md).
+//! Judges `got`, backend `backend`'s outputs on `c`, against the reference (with bounds) and the correct
+//! orders' outputs on the same case (the sequential baseline and the ensemble), under the default tolerance
+//! policy (docs/tolerance.md).
 //! A failing judgement is a gtest failure that prints format_result (per-tensor metrics and every failed
 //! rule) and `description` (the case; a repro line where there is one). Returns the result for callers
 //! that stop at the first failure or inspect the metrics.
 inline BackendResult expect_passes_policy(const std::string& backend, const Case& c, const Outputs& got,
-                                          const ReferenceResult& reference, const Outputs& baseline,
+                                          const ReferenceResult& reference, const CorrectOrders& orders,
                                           const std::string& description) {
-  BackendResult r = judge_outputs(backend, c, got, reference, &baseline, TolerancePolicy{});
+  BackendResult r = judge_outputs(backend, c, got, reference, &orders, TolerancePolicy{});
   EXPECT_TRUE(r.pass) << "tolerance policy (docs/tolerance.md):\n" << format_result(r) << "case: " << description;
   return r;
 }
 
 //! Cases and, each on first request, their float128 references with error bounds (one thread) and the
-//! outputs of their host sequential baseline, kept for the whole process under a suite's own key;
+//! outputs of their correct orders (correct_orders), kept for the whole process under a suite's own key;
 //! `request_of` says how a key becomes a case. Under ctest every test is its own process, so a test pays
 //! for the references of its own cases only.
 template <class Key>
@@ -83,10 +84,10 @@ class CaseCache {
     return *e.reference;
   }
 
-  const Outputs& baseline_of(const Key& k) {
+  const CorrectOrders& orders_of(const Key& k) {
     Entry& e = entry(k);
-    if (!e.baseline) e.baseline = std::make_unique<Outputs>(run_backend(baseline_backend(e.c), e.c, Executor::host));
-    return *e.baseline;
+    if (!e.orders) e.orders = std::make_unique<CorrectOrders>(correct_orders(e.c));
+    return *e.orders;
   }
 
   //! expect_passes_policy on k's case, described by its request and a repro line for `b`.
@@ -94,7 +95,7 @@ class CaseCache {
                               Executor executor = Executor::host) {
     const CaseRequest r = request_of_(k);
     return expect_passes_policy(
-        b.name, case_of(k), got, reference_of(k), baseline_of(k),
+        b.name, case_of(k), got, reference_of(k), orders_of(k),
         fmt::format("{}\nrepro: {}", describe_case(case_of(k)), repro_line(r, b.name, executor)));
   }
 
@@ -102,7 +103,7 @@ class CaseCache {
   struct Entry {
     Case c;
     std::unique_ptr<ReferenceResult> reference;
-    std::unique_ptr<Outputs> baseline;
+    std::unique_ptr<CorrectOrders> orders;
   };
   Entry& entry(const Key& k) {
     auto it = entries_.find(k);

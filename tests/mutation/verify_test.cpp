@@ -55,8 +55,8 @@ TEST(Verify, PyTorchFloat32OutputsPassAndPlausibleBugsFail) {
     SCOPED_TRACE(dir.filename().string());
     const Case c = load_case(dir);
     const ReferenceResult reference = reference_with_bounds(c, 1);
-    const Outputs baseline = run_backend(baseline_backend(c), c, Executor::host);
-    const BackendResult pytorch = judge_outputs("pytorch", c, pytorch_outputs(dir), reference, &baseline, policy);
+    const CorrectOrders orders = correct_orders(c);
+    const BackendResult pytorch = judge_outputs("pytorch", c, pytorch_outputs(dir), reference, &orders, policy);
     if (dir.filename().string().find("extreme") == std::string::npos) {
       EXPECT_TRUE(pytorch.pass) << format_result(pytorch);
     } else {
@@ -69,7 +69,7 @@ TEST(Verify, PyTorchFloat32OutputsPassAndPlausibleBugsFail) {
     }
     int caught = 0;
     for (const Mutant* m : bugs) {
-      const BackendResult r = judge_outputs(m->name, c, m->run(c), reference, &baseline, policy);
+      const BackendResult r = judge_outputs(m->name, c, m->run(c), reference, &orders, policy);
       caught += r.pass ? 0 : 1;
       std::printf("[ verify ] %-36s %-22s %s\n", dir.filename().c_str(), m->name.c_str(), r.pass ? "pass" : "FAIL");
     }
@@ -78,7 +78,7 @@ TEST(Verify, PyTorchFloat32OutputsPassAndPlausibleBugsFail) {
     EXPECT_GE(caught, 1);
     Outputs missing = pytorch_outputs(dir);
     missing.erase("d_a_gate_w");
-    const BackendResult incomplete = judge_outputs("pytorch", c, missing, reference, &baseline, policy);
+    const BackendResult incomplete = judge_outputs("pytorch", c, missing, reference, &orders, policy);
     EXPECT_FALSE(incomplete.pass);
     ASSERT_EQ(incomplete.missing, std::vector<std::string>{"d_a_gate_w"});
   }
@@ -97,8 +97,8 @@ TEST(Verify, EveryPlausibleBugFailsOnSomeFixture) {
     if (base.architecture != Architecture::rglru || base.io_dtype != DType::float32) continue;
     bool caught = false;
     for (const auto& [c, reference] : cases) {
-      const Outputs baseline = run_backend(baseline_backend(c), c, Executor::host);
-      caught = caught || !judge_outputs(m.name, c, m.run(c), reference, &baseline, policy).pass;
+      const CorrectOrders orders = correct_orders(c);
+      caught = caught || !judge_outputs(m.name, c, m.run(c), reference, &orders, policy).pass;
     }
     // The run-dependent reduction is invisible to any single judgement (mutation_test reruns it), and needs
     // more rows than the fixtures have.

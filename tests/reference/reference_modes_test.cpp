@@ -252,7 +252,9 @@ TEST(LogDecays, ReferenceExponentiatesLogAExactly) {
 
   for (Precision p : {Precision::float128, Precision::tiered}) {
     SCOPED_TRACE(std::string(to_string(p)));
-    const ReferenceResult r = compute_reference(c, {.precision = p});
+    ReferenceOptions options;
+    options.precision = p;
+    const ReferenceResult r = compute_reference(c, options);
     ASSERT_TRUE(r.values.count("dlog_a") && !r.values.count("da"));
     for (int t = 0; t < 3; ++t) {
       const long double dlog_a = g[t] * (t ? h[t - 1] : h0) * a[t];
