@@ -42,12 +42,14 @@ double percentile(std::vector<double>& v, double p) {
   return *at;
 }
 
-//! The error profile of `values` judged element by element against `elements`' reference and bounds.
-ErrorProfile error_profile(const ElementSource& elements, const Tensor<float>& values) {
+//! The error profile of `values` judged element by element against `elements`' reference and bounds, on the
+//! elements whose bound no accepted formulation widens where `strict` is given.
+ErrorProfile error_profile(const ElementSource& elements, const Tensor<float>& values, const Tensor<double>* strict) {
   std::vector<double> ratios;
   ratios.reserve(static_cast<std::size_t>(values.size()));
   double squares = 0;
   for (std::int64_t i = 0; i < values.size(); ++i) {
+    if (strict && !((*elements.bound)[i] <= widened_bound_factor * (*strict)[i])) continue;
     const ElementJudgement e = elements.judge(values[i], i);
     if (e.kind != ElementKind::finite || !std::isfinite(e.ratio)) continue;  // a zero bound is rule 2's alone
     ratios.push_back(e.ratio);
@@ -129,11 +131,12 @@ TensorMetrics compare_tensor(const TensorComparison& in) {
     }
   }
   if (in.bound && !any_bounded) m.bound_ratio.reset();
-  if (in.bound) m.profile = error_profile(elements, got);
+  const Tensor<double>* strict = in.bound ? in.strict_bound : nullptr;
+  if (in.bound) m.profile = error_profile(elements, got, strict);
   if (in.bound && !in.ensemble.empty()) {
     ErrorProfile worst;
     for (const Tensor<float>* member : in.ensemble) {
-      const ErrorProfile p = error_profile(elements, *member);
+      const ErrorProfile p = error_profile(elements, *member, strict);
       worst = {std::max(worst.elements, p.elements), std::max(worst.p50, p.p50), std::max(worst.p90, p.p90),
                std::max(worst.rms, p.rms)};
     }

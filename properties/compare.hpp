@@ -41,8 +41,15 @@ inline constexpr int ulp_buckets = 24;
 int ulp_bucket(double ulp);
 
 //! How a run's error is distributed over a tensor's judged elements, in units of each element's bound (the
-//! elements with a finite, nonzero bound and a finite error): the typical element (p50), the tail (p90) and
-//! the RMS. Unlike the largest ratio, it sees accuracy lost a little on every element.
+//! elements with a finite, nonzero bound and a finite error, and, where the strict bounds are given, none
+//! whose bound an accepted formulation widens: widened_bound_factor): the typical element (p50), the tail
+//! (p90) and the RMS. Unlike the largest ratio, it sees accuracy lost a little on every element.
+//! An element whose bound exceeds this times its strict bound (scancheck's own formulation alone) is one where
+//! an accepted formulation may lose what scancheck's own keeps (a saturated gate's sigma', a tiny decay's
+//! 1 + expm1, a flushed subnormal): its error is the worst-case bound's to judge, not the profile's, since
+//! the correct orders it is compared with all use scancheck's own formulation.
+inline constexpr double widened_bound_factor = 1.0625;
+
 struct ErrorProfile {
   std::int64_t elements = 0;
   double p50 = 0, p90 = 0, rms = 0;
@@ -86,6 +93,8 @@ struct TensorComparison {
   const Tensor<float>* baseline = nullptr;
   //! The tensor as correct float32 evaluations in other orders give it (differential.hpp, CorrectOrders).
   std::vector<const Tensor<float>*> ensemble;
+  //! The reference's strict bounds (ReferenceResult::strict_bounds): which elements the profile leaves out.
+  const Tensor<double>* strict_bound = nullptr;
 };
 
 TensorMetrics compare_tensor(const TensorComparison&);

@@ -94,7 +94,7 @@ TEST_P(PolicyCalibration, EveryBackendPassesTheDefaultPolicy) {
         in.bound = &ref.bounds.at(name);
         in.baseline = &orders.sequential.at(name);
         in.ensemble.push_back(in.baseline);
-        for (const Outputs& other : orders.others) in.ensemble.push_back(&other.at(name));
+        for (const Outputs& other : orders.others(c)) in.ensemble.push_back(&other.at(name));
         const TensorMetrics m = compare_tensor(in);
         const TensorVerdict v = judge(m, policy);
         EXPECT_TRUE(v.pass) << b->name << " on seed " << request.seed << " " << to_string(c.shape) << " regime "
