@@ -2,6 +2,7 @@
 #include "properties/compare.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -34,18 +35,28 @@ double round_to_format(double x, Format f) {
   return std::abs(r) > largest ? std::copysign(std::numeric_limits<double>::infinity(), r) : r;
 }
 
-double percentile(std::vector<double>& v, double p) {
-  if (v.empty()) return 0;
-  const auto k = static_cast<std::ptrdiff_t>(std::ceil(p * static_cast<double>(v.size()))) - 1;
-  const auto at = v.begin() + std::clamp<std::ptrdiff_t>(k, 0, static_cast<std::ptrdiff_t>(v.size()) - 1);
-  std::nth_element(v.begin(), at, v.end());
-  return *at;
+//! The percentiles `ps` (ascending) of v, reordering v: each selection searches only above the previous one,
+//! so p50, p90 and p99 together cost about 1.6 passes instead of 3 (the comparisons of every report row).
+template <std::size_t N>
+std::array<double, N> percentiles(std::vector<double>& v, const std::array<double, N>& ps) {
+  std::array<double, N> out{};
+  if (v.empty()) return out;
+  auto from = v.begin();
+  for (std::size_t j = 0; j < N; ++j) {
+    const auto k = static_cast<std::ptrdiff_t>(std::ceil(ps[j] * static_cast<double>(v.size()))) - 1;
+    const auto at = v.begin() + std::clamp<std::ptrdiff_t>(k, from - v.begin(), std::ssize(v) - 1);
+    std::nth_element(from, at, v.end());
+    out[j] = *at;
+    from = at;
+  }
+  return out;
 }
 
 //! The error profile of `values` judged element by element against `elements`' reference and bounds, on the
 //! elements whose bound no accepted formulation widens where `strict` is given.
 ErrorProfile error_profile(const ElementSource& elements, const Tensor<float>& values, const Tensor<double>* strict) {
-  std::vector<double> ratios;
+  thread_local std::vector<double> ratios;  // one allocation per thread, not per tensor of every row
+  ratios.clear();
   ratios.reserve(static_cast<std::size_t>(values.size()));
   double squares = 0;
   for (std::int64_t i = 0; i < values.size(); ++i) {
@@ -59,12 +70,21 @@ ErrorProfile error_profile(const ElementSource& elements, const Tensor<float>& v
   p.elements = static_cast<std::int64_t>(ratios.size());
   if (ratios.empty()) return p;
   p.rms = std::sqrt(squares / static_cast<double>(ratios.size()));
-  p.p90 = percentile(ratios, 0.90);
-  p.p50 = percentile(ratios, 0.50);
+  const auto [p50, p90] = percentiles(ratios, std::array{0.50, 0.90});
+  p.p50 = p50, p.p90 = p90;
   return p;
 }
 
 }  // namespace
+
+ErrorProfile error_profile(const TensorComparison& in, const Tensor<float>& values) {
+  if (!in.bound) return {};
+  return error_profile(ElementSource{&values, in.exact, in.bound, in.covered}, values, in.strict_bound);
+}
+
+ErrorProfile worst_of(const ErrorProfile& a, const ErrorProfile& b) {
+  return {std::max(a.elements, b.elements), std::max(a.p50, b.p50), std::max(a.p90, b.p90), std::max(a.rms, b.rms)};
+}
 
 double ulp_error(double got, double exact, DType dtype) {
   if (!std::isfinite(got) || !std::isfinite(exact)) return std::numeric_limits<double>::quiet_NaN();
@@ -131,20 +151,12 @@ TensorMetrics compare_tensor(const TensorComparison& in) {
     }
   }
   if (in.bound && !any_bounded) m.bound_ratio.reset();
-  const Tensor<double>* strict = in.bound ? in.strict_bound : nullptr;
-  if (in.bound) m.profile = error_profile(elements, got, strict);
-  if (in.bound && !in.ensemble.empty()) {
-    ErrorProfile worst;
-    for (const Tensor<float>* member : in.ensemble) {
-      const ErrorProfile p = error_profile(elements, *member, strict);
-      worst = {std::max(worst.elements, p.elements), std::max(worst.p50, p.p50), std::max(worst.p90, p.p90),
-               std::max(worst.rms, p.rms)};
-    }
-    m.ensemble_profile = worst;
+  if (in.bound) {
+    m.profile = error_profile(elements, got, in.strict_bound);
+    m.ensemble_profile = in.ensemble_profile;
   }
-  m.ulp_p50 = percentile(ulps, 0.50);
-  m.ulp_p90 = percentile(ulps, 0.90);
-  m.ulp_p99 = percentile(ulps, 0.99);
+  const auto [p50, p90, p99] = percentiles(ulps, std::array{0.50, 0.90, 0.99});
+  m.ulp_p50 = p50, m.ulp_p90 = p90, m.ulp_p99 = p99;
   m.ulp_max = ulps.empty() ? 0 : *std::max_element(ulps.begin(), ulps.end());
   if (in.baseline) {
     m.baseline_abs = baseline_abs;

@@ -91,13 +91,18 @@ struct TensorComparison {
   const Tensor<double>* bound = nullptr;
   const Tensor<std::uint8_t>* covered = nullptr;
   const Tensor<float>* baseline = nullptr;
-  //! The tensor as correct float32 evaluations in other orders give it (differential.hpp, CorrectOrders).
-  std::vector<const Tensor<float>*> ensemble;
   //! The reference's strict bounds (ReferenceResult::strict_bounds): which elements the profile leaves out.
   const Tensor<double>* strict_bound = nullptr;
+  //! The largest error profile of the correct orders (differential.hpp, CorrectOrders), copied to the metrics.
+  std::optional<ErrorProfile> ensemble_profile;
 };
 
 TensorMetrics compare_tensor(const TensorComparison&);
+
+//! The error profile `values` (in place of `got`) would have under the comparison `in`; empty without bounds.
+ErrorProfile error_profile(const TensorComparison& in, const Tensor<float>& values);
+//! Each statistic's larger value.
+ErrorProfile worst_of(const ErrorProfile&, const ErrorProfile&);
 
 //! The dtype each output of `c` is stored in (tensor_layout: io tensors in the case's io dtype).
 DType stored_dtype(const Case& c, const std::string& output);

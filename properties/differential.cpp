@@ -104,16 +104,16 @@ BackendResult judge_outputs(std::string name, const Case& c, const Outputs& got,
     in.exact = &reference.values.at(spec.name);
     if (const auto b = reference.bounds.find(spec.name); b != reference.bounds.end()) in.bound = &b->second;
     if (const auto cv = reference.covered.find(spec.name); cv != reference.covered.end()) in.covered = &cv->second;
-    if (orders) {
-      in.baseline = &orders->sequential.at(spec.name);
-      in.ensemble.push_back(in.baseline);
-    }
     if (const auto strict = reference.strict_bounds.find(spec.name); strict != reference.strict_bounds.end())
       in.strict_bound = &strict->second;
+    if (orders) {
+      in.baseline = &orders->sequential.at(spec.name);
+      in.ensemble_profile = orders->profile(c, in, /*every_order=*/false);
+    }
     TensorResult t{compare_tensor(in), {}};
     if (orders && distribution_excess(t.metrics, policy)) {  // beyond the sequential order's: ask every order
-      for (const Outputs& other : orders->others(c)) in.ensemble.push_back(&other.at(spec.name));
       in.strict_bound = strict_bound(spec.name);
+      in.ensemble_profile = orders->profile(c, in, /*every_order=*/true);
       t.metrics = compare_tensor(in);
     }
     t.verdict = judge(t.metrics, policy);
@@ -189,6 +189,15 @@ CorrectOrders correct_orders(const Case& c) {
   CorrectOrders orders;
   orders.sequential = outputs_in_order(c, ensemble_variants().front());
   return orders;
+}
+
+ErrorProfile CorrectOrders::profile(const Case& c, const TensorComparison& in, bool every_order) const {
+  const auto key = std::make_tuple(in.name, in.strict_bound != nullptr, every_order);
+  if (const auto it = profiles_.find(key); it != profiles_.end()) return it->second;
+  ErrorProfile worst = error_profile(in, sequential.at(in.name));
+  if (every_order)
+    for (const Outputs& other : others(c)) worst = worst_of(worst, error_profile(in, other.at(in.name)));
+  return profiles_.emplace(key, worst).first->second;
 }
 
 const std::vector<Outputs>& CorrectOrders::others(const Case& c) const {

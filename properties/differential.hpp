@@ -7,9 +7,11 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "backends/backend.hpp"
@@ -66,9 +68,13 @@ struct CorrectOrders {
   //! The rest of the ensemble on `c`, the case `sequential` was run on; run on the first call. Not
   //! thread-safe: one judging thread per case, as check_backends has.
   const std::vector<Outputs>& others(const Case& c) const;
+  //! The largest error profile of the sequential order, or of every order, under the comparison `in` of one
+  //! of c's tensors; computed once per tensor and element set for every backend judged on the case.
+  ErrorProfile profile(const Case& c, const TensorComparison& in, bool every_order) const;
 
  private:
   mutable std::optional<std::vector<Outputs>> others_;
+  mutable std::map<std::tuple<std::string, bool, bool>, ErrorProfile> profiles_;
 };
 
 //! The built-in variants whose outputs make the ensemble, the sequential baseline first.

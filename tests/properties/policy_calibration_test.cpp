@@ -93,8 +93,7 @@ TEST_P(PolicyCalibration, EveryBackendPassesTheDefaultPolicy) {
         in.exact = &ref.values.at(name);
         in.bound = &ref.bounds.at(name);
         in.baseline = &orders.sequential.at(name);
-        in.ensemble.push_back(in.baseline);
-        for (const Outputs& other : orders.others(c)) in.ensemble.push_back(&other.at(name));
+        in.ensemble_profile = orders.profile(c, in, /*every_order=*/true);
         const TensorMetrics m = compare_tensor(in);
         const TensorVerdict v = judge(m, policy);
         EXPECT_TRUE(v.pass) << b->name << " on seed " << request.seed << " " << to_string(c.shape) << " regime "
