@@ -13,7 +13,7 @@ command -v git >/dev/null && git rev-parse --git-dir >/dev/null 2>&1 ||
 up='\.\.'
 patterns=(
   -e "$up/shared"                                   # the workspace folder beside the checkout
-  -e "shared/(spec|fixtures|notes|hooks)"           # its contents named without the ../
+  -e "shared""/(spec|fixtures|notes|hooks)"         # its contents named without the ../
   -e 'SOURCE_DIR\}?/'"$up"'(/|$)'                   # CMake: a path above the source root
   -e '\$\(dirname "\$0"\)(/'"$up"'){3,}'            # a script's folder, three or more levels up
 )
