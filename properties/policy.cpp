@@ -56,9 +56,11 @@ TolerancePolicy TolerancePolicy::load(const std::filesystem::path& path) {
 
 namespace {
 
-//! "26x" (of a nonzero reference), or "above" where every correct order is exact.
-std::string times(double error, double of) {
-  return of > 0 ? fmt::format("{:.3g}x", error / of) : std::string("where every correct order is exact,");
+//! "20.7x that of any correct float32 order (0.0041)", or, where every order of the ensemble is exact there,
+//! that statement itself.
+std::string against_the_orders(const DistributionExcess& e) {
+  if (e.orders == 0) return "where every correct float32 order is exact";
+  return fmt::format("{:.3g}x that of any correct float32 order ({:.3g})", e.got / e.orders, e.orders);
 }
 
 }  // namespace
@@ -94,16 +96,10 @@ TensorVerdict judge(const TensorMetrics& m, const TolerancePolicy& p) {
                       m.max_abs, m.baseline_ratio.value_or(0), *m.baseline_abs, p.baseline_factor, allowed));
   }
   if (const std::optional<DistributionExcess> excess = distribution_excess(m, p)) {
-    if (excess->typical)
-      fail(fmt::format(
-          "accuracy lost on every element: the typical element's error is {:.3g} bounds, {} that of "
-          "any correct float32 order ({:.3g}); allowed {:g}x + {:g}",
-          excess->got, times(excess->got, excess->orders), excess->orders, p.ensemble_factor, p.ensemble_floor));
-    else
-      fail(fmt::format(
-          "accuracy lost on many elements: a tenth of the elements err by more than {:.3g} bounds, {} "
-          "what any correct float32 order makes ({:.3g}); allowed {:g}x + {:g}",
-          excess->got, times(excess->got, excess->orders), excess->orders, p.ensemble_factor, p.ensemble_floor));
+    fail(fmt::format("{}: {} {:.3g} bounds, {}; allowed {:g}x + {:g}",
+                     excess->typical ? "accuracy lost on every element" : "accuracy lost on many elements",
+                     excess->typical ? "the typical element's error is" : "a tenth of the elements err by more than",
+                     excess->got, against_the_orders(*excess), p.ensemble_factor, p.ensemble_floor));
   }
   return v;
 }
