@@ -29,12 +29,21 @@
 #include "render/report_files.hpp"
 #include "reports/profile.hpp"
 #include "reports/runner.hpp"
+#include "reports/summary.hpp"
 
 namespace scancheck::cli {
 namespace {
 
 void print_profile_join(const reports::ProfileJoin& join) {
   for (const std::string& line : reports::describe_profile_join(join)) std::printf("%s\n", line.c_str());
+}
+
+//! The verdict, what a pass rules out (reports/summary.hpp) and where the files are.
+void print_outcome(const reports::Report& report, const std::string& out) {
+  std::printf("%s\n", report.verdict.summary.c_str());
+  if (const auto detection = reports::summarise_detection(report))
+    std::printf("detects: %s\n", reports::describe_detection(*detection).c_str());
+  std::printf("report: %s/report.{json,md,html}\n", out.c_str());
 }
 
 struct Options {
@@ -115,7 +124,7 @@ int run_report_command(const Options& o) {
   }
   if (profile) join_after_run(report, *profile, aliases, o.out);
   render::write_report(report, o.out);
-  std::printf("%s\nreport: %s/report.{json,md,html}\n", report.verdict.summary.c_str(), o.out.c_str());
+  print_outcome(report, o.out);
   if (report.profile) print_profile_join(*report.profile);
   if (stop_on_interrupt().load()) return 130;
   return report.verdict.pass ? 0 : 1;
@@ -133,7 +142,7 @@ int run_render(const RenderOptions& o) {
   if (o.timings.given())
     reports::attach_profile(report, o.timings.profile, reports::parse_profile_aliases(o.timings.aliases));
   render::write_report(report, o.out);
-  std::printf("%s\nreport: %s/report.{json,md,html}\n", report.verdict.summary.c_str(), o.out.c_str());
+  print_outcome(report, o.out);
   if (o.timings.given()) print_profile_join(*report.profile);
   return 0;
 }

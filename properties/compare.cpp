@@ -75,6 +75,34 @@ ErrorProfile error_profile(const ElementSource& elements, const Tensor<float>& v
   return p;
 }
 
+//! The bound's worth in ulps and relative at the typical judged element (BoundScale), from each judged element's
+//! (bound, exact); empty without one.
+class BoundScales {
+ public:
+  explicit BoundScales(DType dtype) : format_(format_of(dtype)) {
+    ulps_.clear();
+    relative_.clear();
+  }
+  void add(double bound, double exact) {
+    if (!std::isfinite(bound)) return;
+    const double r = round_to_format(exact, format_);
+    if (std::isfinite(r)) ulps_.push_back(bound / ulp_at(r, format_));
+    if (exact != 0) relative_.push_back(bound / std::abs(exact));
+  }
+  std::optional<BoundScale> typical() const {
+    if (ulps_.empty()) return std::nullopt;
+    BoundScale s;
+    s.ulps = percentiles(ulps_, std::array{0.50})[0];
+    if (!relative_.empty()) s.relative = percentiles(relative_, std::array{0.50})[0];
+    return s;
+  }
+
+ private:
+  Format format_;
+  // One allocation per thread, as error_profile's: every tensor of every report row passes here.
+  static inline thread_local std::vector<double> ulps_, relative_;
+};
+
 }  // namespace
 
 ErrorProfile error_profile(const TensorComparison& in, const Tensor<float>& values) {
@@ -115,6 +143,7 @@ TensorMetrics compare_tensor(const TensorComparison& in) {
   double worst_key = -1, baseline_abs = 0;
   bool any_bounded = false;
   const ElementSource elements{in.got, in.exact, in.bound, in.covered};
+  BoundScales scales(in.dtype);
   for (std::int64_t i = 0; i < got.size(); ++i) {
     const ElementJudgement e = elements(i);
     if (!e.compared()) continue;
@@ -138,6 +167,7 @@ TensorMetrics compare_tensor(const TensorComparison& in) {
     double key = ulp;
     const double bound = in.bound ? (*in.bound)[i] : 0;
     if (in.bound) {
+      scales.add(bound, x);
       m.max_bound = std::max(m.max_bound, bound);
       m.bound_ratio = std::max(m.bound_ratio.value_or(0), e.ratio);
       any_bounded = true;
@@ -154,6 +184,8 @@ TensorMetrics compare_tensor(const TensorComparison& in) {
   if (in.bound) {
     m.profile = error_profile(elements, got, in.strict_bound);
     m.ensemble_profile = in.ensemble_profile;
+    m.ensemble_orders = in.ensemble_profile ? in.ensemble_orders : 0;
+    m.bound_scale = scales.typical();
   }
   const auto [p50, p90, p99] = percentiles(ulps, std::array{0.50, 0.90, 0.99});
   m.ulp_p50 = p50, m.ulp_p90 = p90, m.ulp_p99 = p99;

@@ -55,6 +55,14 @@ struct ErrorProfile {
   double p50 = 0, p90 = 0, rms = 0;
 };
 
+//! What one bound is worth at a tensor's typical judged element (p50 over the elements with a finite bound): in
+//! ulps of the stored dtype at the correctly rounded exact value, and relative to |exact| (elements with
+//! exact != 0). A rule's factor of bounds times this is the error it detects there (policy.hpp,
+//! detection_threshold).
+struct BoundScale {
+  double ulps = 0, relative = 0;
+};
+
 struct TensorMetrics {
   std::string name;
   DType dtype = DType::float32;  //!< the dtype the tensor is stored in (io dtype or float32)
@@ -71,6 +79,8 @@ struct TensorMetrics {
   //! Each statistic's largest value over the ensemble of correct float32 orders on the same case (absent
   //! without an ensemble): what the ensemble rule (policy.hpp) compares `profile` with.
   std::optional<ErrorProfile> ensemble_profile;
+  std::int64_t ensemble_orders = 0;       //!< how many orders ensemble_profile is the largest of (1: sequential)
+  std::optional<BoundScale> bound_scale;  //!< absent without bounds or without a judged element
   std::int64_t nonfinite_mismatches = 0;
   std::int64_t first_nonfinite = -1;  //!< flat index of the first one
   WorstElement worst;
@@ -93,8 +103,10 @@ struct TensorComparison {
   const Tensor<float>* baseline = nullptr;
   //! The reference's strict bounds (ReferenceResult::strict_bounds): which elements the profile leaves out.
   const Tensor<double>* strict_bound = nullptr;
-  //! The largest error profile of the correct orders (differential.hpp, CorrectOrders), copied to the metrics.
+  //! The largest error profile of the correct orders (differential.hpp, CorrectOrders), copied to the metrics,
+  //! and how many orders it is the largest of.
   std::optional<ErrorProfile> ensemble_profile;
+  std::int64_t ensemble_orders = 0;
 };
 
 TensorMetrics compare_tensor(const TensorComparison&);

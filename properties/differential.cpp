@@ -106,14 +106,21 @@ BackendResult judge_outputs(std::string name, const Case& c, const Outputs& got,
     if (const auto cv = reference.covered.find(spec.name); cv != reference.covered.end()) in.covered = &cv->second;
     if (const auto strict = reference.strict_bounds.find(spec.name); strict != reference.strict_bounds.end())
       in.strict_bound = &strict->second;
+    const auto every_order = static_cast<std::int64_t>(ensemble_variants().size());
     if (orders) {
+      // With the strict bounds at hand (reports, check, verify: a case judged for many backends, or one a user
+      // reads the detection threshold of), the whole ensemble at once, run once per case. Without (a fuzz
+      // case, judged for one backend), the other orders only for a run beyond the sequential order's.
+      const bool all = !reference.strict_bounds.empty();
       in.baseline = &orders->sequential.at(spec.name);
-      in.ensemble_profile = orders->profile(c, in, /*every_order=*/false);
+      in.ensemble_profile = orders->profile(c, in, all);
+      in.ensemble_orders = all ? every_order : 1;
     }
     TensorResult t{compare_tensor(in), {}};
-    if (orders && distribution_excess(t.metrics, policy)) {  // beyond the sequential order's: ask every order
+    if (orders && in.ensemble_orders == 1 && distribution_excess(t.metrics, policy)) {  // ask every order
       in.strict_bound = strict_bound(spec.name);
       in.ensemble_profile = orders->profile(c, in, /*every_order=*/true);
+      in.ensemble_orders = every_order;
       t.metrics = compare_tensor(in);
     }
     t.verdict = judge(t.metrics, policy);
@@ -360,6 +367,17 @@ std::string indented(const std::string& text) {
 
 }  // namespace
 
+namespace {
+
+//! "37 / 1.9": the detection threshold's ulps at the typical element, rule 2's / rule 4's ("-" where absent).
+std::string detects(const std::optional<DetectionThreshold>& d) {
+  if (!d) return "-";
+  return fmt::format("{:.2g} / {}", d->certainty.ulps,
+                     d->distribution ? fmt::format("{:.2g}", d->distribution->ulps) : std::string("-"));
+}
+
+}  // namespace
+
 std::string format_result(const BackendResult& r) {
   std::string verdict(to_string(r.verdict));
   std::transform(verdict.begin(), verdict.end(), verdict.begin(), [](unsigned char ch) { return std::toupper(ch); });
@@ -374,8 +392,11 @@ std::string format_result(const BackendResult& r) {
   // The error in units of each element's own bound first: it is what the verdict reads (max ULP is large for
   // correct backends wherever an exact value cancels to near zero).
   // "typical x": the typical element's error over that of the worst correct order (the ensemble rule's p50).
-  s += fmt::format("  {:<16} {:>9} {:>9} {:>9} {:>10} {:>10} {:>8} {:>8} {:>9}  {}\n", "tensor", "err/bound",
-                   "typical x", "base x", "max abs", "max rel", "ulp p50", "ulp p99", "ulp max", "verdict");
+  // "detects": the smallest error that fails at the typical element, in ulps, by rule 2 (on one element) / by
+  // rule 4 (on half the elements): what the verdict could have seen (policy.hpp, DetectionThreshold).
+  s += fmt::format("  {:<16} {:>9} {:>9} {:>9} {:>10} {:>10} {:>8} {:>8} {:>9} {:>15}  {}\n", "tensor", "err/bound",
+                   "typical x", "base x", "max abs", "max rel", "ulp p50", "ulp p99", "ulp max", "detects (ulp)",
+                   "verdict");
   const auto opt = [](const std::optional<double>& v) { return v ? fmt::format("{:.3g}", *v) : std::string("-"); };
   const auto typical = [](const TensorMetrics& m) -> std::optional<double> {
     if (!m.profile || !m.ensemble_profile || m.ensemble_profile->p50 == 0) return std::nullopt;
@@ -383,9 +404,9 @@ std::string format_result(const BackendResult& r) {
   };
   for (const TensorResult& t : r.tensors) {
     const TensorMetrics& m = t.metrics;
-    s += fmt::format("  {:<16} {:>9} {:>9} {:>9} {:>10.3g} {:>10.3g} {:>8.3g} {:>8.3g} {:>9.3g}  {}\n", m.name,
+    s += fmt::format("  {:<16} {:>9} {:>9} {:>9} {:>10.3g} {:>10.3g} {:>8.3g} {:>8.3g} {:>9.3g} {:>15}  {}\n", m.name,
                      opt(m.bound_ratio), opt(typical(m)), opt(m.baseline_ratio), m.max_abs, m.max_rel, m.ulp_p50,
-                     m.ulp_p99, m.ulp_max, t.verdict.pass ? "pass" : "FAIL");
+                     m.ulp_p99, m.ulp_max, detects(t.verdict.detection), t.verdict.pass ? "pass" : "FAIL");
   }
   for (const std::string& why : r.reasons()) s += "  " + why + "\n";
   for (const std::string& where : r.diagnosis) s += "  where: " + where + "\n";
@@ -401,6 +422,8 @@ std::string format_check(const Case& c, const std::string& source, const std::ve
     s += format_result(r);
     failed += r.pass ? 0 : 1;
   }
+  s += "detects (ulp): the smallest error at the typical element that fails, on any one element by the bound rule / "
+       "on half of the elements by the ensemble rule\n";
   return s + fmt::format("verdict: {} ({} checked, {} failed)\n", failed ? "FAIL" : "PASS", results.size(), failed);
 }
 

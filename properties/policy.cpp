@@ -67,6 +67,7 @@ std::string against_the_orders(const DistributionExcess& e) {
 
 TensorVerdict judge(const TensorMetrics& m, const TolerancePolicy& p) {
   TensorVerdict v;
+  v.detection = detection_threshold(m, p);
   const auto fail = [&](std::string why) {
     v.pass = false;
     v.reasons.push_back(fmt::format("{}: {}", m.name, why));
@@ -111,6 +112,17 @@ std::optional<DistributionExcess> distribution_excess(const TensorMetrics& m, co
   if (got.p50 > allowed(orders.p50)) return DistributionExcess{true, got.p50, orders.p50};
   if (got.p90 > allowed(orders.p90)) return DistributionExcess{false, got.p90, orders.p90};
   return std::nullopt;
+}
+
+std::optional<DetectionThreshold> detection_threshold(const TensorMetrics& m, const TolerancePolicy& p) {
+  if (!m.bound_scale) return std::nullopt;
+  const auto level = [&](double bounds) {
+    return DetectionLevel{bounds, bounds * m.bound_scale->ulps, bounds * m.bound_scale->relative};
+  };
+  DetectionThreshold t{level(p.bound_factor), std::nullopt};
+  if (m.profile && m.ensemble_profile && m.ensemble_orders > 1 && m.profile->elements >= distribution_min_elements)
+    t.distribution = level(p.ensemble_factor * m.ensemble_profile->p50 + p.ensemble_floor);
+  return t;
 }
 
 }  // namespace scancheck

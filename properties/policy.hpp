@@ -62,13 +62,6 @@ struct TolerancePolicy {
   static TolerancePolicy load(const std::filesystem::path&);
 };
 
-struct TensorVerdict {
-  bool pass = true;
-  std::vector<std::string> reasons;  //!< one line per failed rule, with the numbers
-};
-
-TensorVerdict judge(const TensorMetrics&, const TolerancePolicy&);
-
 //! How a tensor's error distribution breaks rule 4: the statistic of ErrorProfile it breaks first (the typical
 //! element, p50, then the tail, p90), its value and the worst correct order's, in bounds.
 struct DistributionExcess {
@@ -76,5 +69,32 @@ struct DistributionExcess {
   double got = 0, orders = 0;
 };
 std::optional<DistributionExcess> distribution_excess(const TensorMetrics&, const TolerancePolicy&);
+
+//! What a verdict could have seen: the smallest error of a tensor that would have failed, at its typical judged
+//! element (BoundScale), in ulps of the stored dtype and relative to |exact|, for the two rules that judge
+//! errors in bounds.
+struct DetectionLevel {
+  double bounds = 0;    //!< in units of each element's own bound
+  double ulps = 0;      //!< at the typical element, in ulps of the stored dtype
+  double relative = 0;  //!< at the typical element, relative to |exact|
+};
+struct DetectionThreshold {
+  //! Rule 2: an error above bound_factor bounds on any one element fails.
+  DetectionLevel certainty;
+  //! Rule 4: an error above ensemble_factor times the worst correct order's typical error, plus the floor, on
+  //! half of the judged elements fails. Absent where the rule does not judge the tensor (too few elements) or
+  //! the ensemble was not run in full (a fuzz run asks only the sequential order unless a run comes near).
+  std::optional<DetectionLevel> distribution;
+};
+//! Absent without bounds.
+std::optional<DetectionThreshold> detection_threshold(const TensorMetrics&, const TolerancePolicy&);
+
+struct TensorVerdict {
+  bool pass = true;
+  std::vector<std::string> reasons;  //!< one line per failed rule, with the numbers
+  std::optional<DetectionThreshold> detection;
+};
+
+TensorVerdict judge(const TensorMetrics&, const TolerancePolicy&);
 
 }  // namespace scancheck

@@ -31,6 +31,23 @@ using namespace detail;
 
 // ---- verdict table ------------------------------------------------------------------------------------
 
+//! A detection level at the typical element: ulps, with the relative error beneath.
+std::string detection_cell(const std::optional<DetectionLevel>& l) {
+  if (!l) return "<td>-</td>";
+  return fmt::format("<td class=\"detects\">{} ulp<br><small>{} rel.</small></td>", num(l->ulps), num(l->relative));
+}
+
+//! What the backend's PASS rules out (summary.hpp: the median tensor's thresholds) and where it sees least.
+std::string detection_cells(const BackendSummary& s) {
+  if (!s.detection) return "<td>-</td><td>-</td><td>-</td>";
+  std::string loosest = "<td>-</td>";
+  if (const auto& l = s.loosest)
+    loosest = fmt::format("<td class=\"name\">{} / {} ulp: {} {} on {}</td>", num(l->threshold.certainty.ulps),
+                          l->threshold.distribution ? num(l->threshold.distribution->ulps) : std::string("-"),
+                          escape(l->tensor), escape(to_string(l->direction)), escape(l->case_id));
+  return detection_cell(s.detection->certainty) + detection_cell(s.detection->distribution) + loosest;
+}
+
 //! One backend's line; device times only when the report has them.
 std::string verdict_row(const BackendSummary& s, const TolerancePolicy& policy, bool timed) {
   std::string bound_style;
@@ -43,11 +60,12 @@ std::string verdict_row(const BackendSummary& s, const TolerancePolicy& policy, 
       timed ? fmt::format("<td>{}</td><td>{}</td>", num(s.forward_ms), num(s.backward_ms)) : std::string();
   return fmt::format(
       "<tr{}><td class=\"name\">{}</td><td class=\"name\">{}</td><td{}>{}</td><td>{}</td><td>{}</td><td>{}</td>"
-      "<td>{}</td>{}<td>{}</td><td>{}</td></tr>\n",
+      "<td>{}</td>{}<td>{}</td><td>{}</td>{}</tr>\n",
       s.ok() ? "" : " class=\"failed\"", escape(s.backend), escape(s.worst_tensor), bound_style, num(s.bound_ratio),
       num(s.baseline_ratio), num(s.ulp_p99), num(s.ulp_max), num(s.scaled_error), times, s.rows,
       s.ok() ? std::string("<span class=\"verdict-pass\">pass</span>")
-             : fmt::format("<span class=\"verdict-fail\">FAIL</span> ({} rows)", s.rows_failed));
+             : fmt::format("<span class=\"verdict-fail\">FAIL</span> ({} rows)", s.rows_failed),
+      detection_cells(s));
 }
 
 std::string verdict_table(Architecture architecture, const std::vector<BackendSummary>& summaries,
@@ -55,7 +73,9 @@ std::string verdict_table(Architecture architecture, const std::vector<BackendSu
   std::string out = fmt::format(
       "<h3>{}</h3>\n<div class=\"scroll\"><table>\n<thead><tr><th class=\"name\">backend</th>"
       "<th class=\"name\">worst tensor</th><th>error / bound</th><th>max baseline ratio</th><th>ulp p99</th>"
-      "<th>max ulp</th><th>max scaled error</th>{}<th>rows</th><th>verdict</th></tr></thead>\n<tbody>\n",
+      "<th>max ulp</th><th>max scaled error</th>{}<th>rows</th><th>verdict</th>"
+      "<th>detects: bound rule</th><th>detects: ensemble rule</th><th class=\"name\">loosest</th></tr></thead>\n"
+      "<tbody>\n",
       escape(to_string(architecture)), timed ? "<th>forward ms</th><th>backward ms</th>" : "");
   for (const BackendSummary& s : summaries)
     if (s.architecture == architecture) out += verdict_row(s, policy, timed);
@@ -149,7 +169,10 @@ std::string verdict_section(const Report& r) {
   std::string out =
       "<section id=\"verdict-table\">\n<h2>Verdicts</h2>\n<p class=\"note\">Per backend, over all its rows: the "
       "worst tensor (largest bound ratio, else largest scaled error), the largest ulp error, bound ratio, ratio "
-      "to the sequential baseline's error and scaled error, the device times when measured, and the verdict.</p>\n";
+      "to the sequential baseline's error and scaled error, the device times when measured, and the verdict. "
+      "Detects: what a pass rules out, the smallest error that fails at the typical element, in ulps of the stored "
+      "dtype and relative, on any one element by the bound rule and on half of the elements by the ensemble rule "
+      "(the median over the backend's tensors); loosest: the tensor where the bound rule's is largest.</p>\n";
   const std::vector<BackendSummary> summaries = summarise_backends(r);
   const bool timed = std::any_of(r.rows.begin(), r.rows.end(), [](const Row& row) { return row.timing.has_value(); });
   for (const auto& [architecture, rows] : rows_by_architecture(r))

@@ -159,6 +159,23 @@ std::string providers(const Report& r) {
   return s + "\n";
 }
 
+//! "37 ulp (4.4e-06)": a detection level at the typical element, in ulps and relative.
+std::string level_text(const std::optional<DetectionLevel>& l) {
+  return l ? fmt::format("{} ulp ({})", number(l->ulps), number(l->relative)) : "-";
+}
+
+//! The detection columns of a backend's line: both rules' levels at the median tensor, and the loosest tensor.
+std::string detection_cells(const BackendSummary& b) {
+  if (!b.detection) return "- | - | -";
+  std::string loosest = "-";
+  if (const auto& l = b.loosest)
+    loosest = fmt::format("{} / {} ulp: {} {} on {}", number(l->threshold.certainty.ulps),
+                          l->threshold.distribution ? number(l->threshold.distribution->ulps) : "-", escape(l->tensor),
+                          to_string(l->direction), escape(l->case_id));
+  return fmt::format("{} | {} | {}", level_text(b.detection->certainty), level_text(b.detection->distribution),
+                     loosest);
+}
+
 std::string architecture_table(const std::vector<BackendSummary>& backends, Architecture arch, bool timed) {
   std::vector<const BackendSummary*> members;
   for (const BackendSummary& b : backends)
@@ -172,15 +189,16 @@ std::string architecture_table(const std::vector<BackendSummary>& backends, Arch
                      members.size(), failed);
   s += "| backend | worst tensor | error / bound | baseline ratio | ULP p99 | max ULP |";
   s += timed ? " fwd ms | bwd ms |" : "";
-  s += " rows | verdict |\n|---|---|---:|---:|---:|---:|";
+  s += " rows | verdict | detects: bound rule | detects: ensemble rule | loosest |\n|---|---|---:|---:|---:|---:|";
   s += timed ? "---:|---:|" : "";
-  s += "---:|---|\n";
+  s += "---:|---|---:|---:|---|\n";
   for (const BackendSummary* b : members) {
     s += fmt::format("| {} | {} | {} | {} | {} | {} |", escape(b->backend), escape(b->worst_tensor),
                      optional_number(b->bound_ratio), optional_number(b->baseline_ratio), optional_number(b->ulp_p99),
                      optional_number(b->ulp_max));
     if (timed) s += fmt::format(" {} | {} |", optional_number(b->forward_ms), optional_number(b->backward_ms));
-    s += fmt::format(" {} | {} |\n", b->rows, b->ok() ? "pass" : fmt::format("**FAIL** ({})", b->rows_failed));
+    s += fmt::format(" {} | {} | {} |\n", b->rows, b->ok() ? "pass" : fmt::format("**FAIL** ({})", b->rows_failed),
+                     detection_cells(*b));
   }
   return s + (fold ? "\n</details>\n\n" : "\n");
 }
@@ -265,7 +283,12 @@ std::string render_markdown(const Report& r) {
        " (the policy allows up to " + number(r.policy.bound_factor) +
        "): what to read first. Baseline ratio: largest |error| / the sequential "
        "baseline's. ULP p99 and max ULP: distance from the correctly rounded exact value in the stored dtype; the "
-       "max is large for correct backends wherever an exact value cancels to near zero.\n\n";
+       "max is large for correct backends wherever an exact value cancels to near zero. Detects: what a PASS rules "
+       "out, the smallest error that fails at the typical element (in ulps of the stored dtype, and relative), on "
+       "any one element by the bound rule (" +
+       number(r.policy.bound_factor) +
+       " bounds) and on half of the elements by the ensemble rule; the median over the backend's tensors. Loosest: "
+       "the tensor where the bound rule's is largest (bound rule / ensemble rule), and its case.\n\n";
   s += measured_speed(r);
   s += "### Scope\n\n";
   for (const std::string& line : r.scope) s += "- " + escape(line) + "\n";

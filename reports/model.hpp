@@ -41,7 +41,9 @@ namespace scancheck::reports {
 //! timeout), their pass direction under "direction", the tensors of the wrong shape and a worker's stderr
 //! tail. Version 1 (rows with "pass" for the direction and verdict pass | fail) is still read. Added within
 //! version 2, optional and written only when there is one: "profile" and "providers"; optional, written by
-//! every report since: the policy's "ensemble_factor" and "ensemble_floor" (properties/policy.hpp, rule 4).
+//! every report since: the policy's "ensemble_factor" and "ensemble_floor" (properties/policy.hpp, rule 4);
+//! optional, written for tensors with bounds since 2026-12-07: "profile", "ensemble_profile", "bound_scale" and the
+//! derived "detection" (policy.hpp, detection_threshold).
 inline constexpr int schema_version = 2;
 
 struct Tool {

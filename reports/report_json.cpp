@@ -23,35 +23,60 @@ json optional_number(const std::optional<double>& x) { return json_number(x); }
 
 json shape_json(const Shape& s) { return json::array({s.batch, s.length, s.width, s.heads}); }
 
-json metrics_json(const TensorEntry& t) {
+json profile_json(const ErrorProfile& p) {
+  return {{"elements", p.elements}, {"p50", number(p.p50)}, {"p90", number(p.p90)}, {"rms", number(p.rms)}};
+}
+
+json level_json(const DetectionLevel& l) {
+  return {{"bounds", number(l.bounds)}, {"ulps", number(l.ulps)}, {"relative", number(l.relative)}};
+}
+
+//! Rule 4's inputs and the detection threshold, written only where there are bounds: reports of runs without
+//! them keep their shape. "detection" is derived (policy.hpp, detection_threshold): the reader recomputes it.
+void add_distribution(json& out, const TensorMetrics& m, const TolerancePolicy& policy) {
+  if (m.profile) out["profile"] = profile_json(*m.profile);
+  if (m.ensemble_profile) {
+    out["ensemble_profile"] = profile_json(*m.ensemble_profile);
+    out["ensemble_profile"]["orders"] = m.ensemble_orders;
+  }
+  if (m.bound_scale)
+    out["bound_scale"] = {{"ulps", number(m.bound_scale->ulps)}, {"relative", number(m.bound_scale->relative)}};
+  if (const auto d = detection_threshold(m, policy))
+    out["detection"] = {{"certainty", level_json(d->certainty)},
+                        {"distribution", d->distribution ? level_json(*d->distribution) : json(nullptr)}};
+}
+
+json metrics_json(const TensorEntry& t, const TolerancePolicy& policy) {
   const TensorMetrics& m = t.metrics;
-  return {{"name", m.name},
-          {"dtype", to_string(m.dtype)},
-          {"compared", m.compared},
-          {"max_abs", number(m.max_abs)},
-          {"max_rel", number(m.max_rel)},
-          {"max_exact", number(m.max_exact)},
-          {"ulp",
-           {{"p50", number(m.ulp_p50)},
-            {"p90", number(m.ulp_p90)},
-            {"p99", number(m.ulp_p99)},
-            {"max", number(m.ulp_max)},
-            {"histogram", m.ulp_histogram}}},
-          {"bound_ratio", optional_number(m.bound_ratio)},
-          {"max_bound", number(m.max_bound)},
-          {"unbounded", m.unbounded},
-          {"baseline_abs", optional_number(m.baseline_abs)},
-          {"baseline_ratio", optional_number(m.baseline_ratio)},
-          {"nonfinite_mismatches", m.nonfinite_mismatches},
-          {"worst",
-           {{"index", m.worst.index},
-            {"at", m.worst.at},
-            {"got", number(m.worst.got)},
-            {"exact", number(m.worst.exact)},
-            {"bound", number(m.worst.bound)},
-            {"ulp", number(m.worst.ulp)}}},
-          {"verdict", t.pass ? "pass" : "fail"},
-          {"reasons", t.reasons}};
+  json out = {{"name", m.name},
+              {"dtype", to_string(m.dtype)},
+              {"compared", m.compared},
+              {"max_abs", number(m.max_abs)},
+              {"max_rel", number(m.max_rel)},
+              {"max_exact", number(m.max_exact)},
+              {"ulp",
+               {{"p50", number(m.ulp_p50)},
+                {"p90", number(m.ulp_p90)},
+                {"p99", number(m.ulp_p99)},
+                {"max", number(m.ulp_max)},
+                {"histogram", m.ulp_histogram}}},
+              {"bound_ratio", optional_number(m.bound_ratio)},
+              {"max_bound", number(m.max_bound)},
+              {"unbounded", m.unbounded},
+              {"baseline_abs", optional_number(m.baseline_abs)},
+              {"baseline_ratio", optional_number(m.baseline_ratio)},
+              {"nonfinite_mismatches", m.nonfinite_mismatches},
+              {"worst",
+               {{"index", m.worst.index},
+                {"at", m.worst.at},
+                {"got", number(m.worst.got)},
+                {"exact", number(m.worst.exact)},
+                {"bound", number(m.worst.bound)},
+                {"ulp", number(m.worst.ulp)}}},
+              {"verdict", t.pass ? "pass" : "fail"},
+              {"reasons", t.reasons}};
+  add_distribution(out, m, policy);
+  return out;
 }
 
 json strip_json(const std::optional<ErrorStrip>& s) {
@@ -121,9 +146,9 @@ json providers_json(const std::vector<ProviderEntry>& providers) {
   return out;
 }
 
-json row_json(const Row& r) {
+json row_json(const Row& r, const TolerancePolicy& policy) {
   json tensors = json::array();
-  for (const TensorEntry& t : r.tensors) tensors.push_back(metrics_json(t));
+  for (const TensorEntry& t : r.tensors) tensors.push_back(metrics_json(t, policy));
   json j = {{"case", r.case_id},
             {"shape", shape_json(r.shape)},
             {"architecture", to_string(r.architecture)},
@@ -171,7 +196,7 @@ json to_json(const Report& r) {
                      {"repro", c.repro}});
     if (c.tiers) cases.back()["reference_tiers"] = tiers_json(*c.tiers);
   }
-  for (const Row& row : r.rows) rows.push_back(row_json(row));
+  for (const Row& row : r.rows) rows.push_back(row_json(row, r.policy));
   for (const Source& s : r.merged_from)
     sources.push_back({{"generated_at", s.generated_at}, {"git_revision", s.git_revision}, {"seed", s.seed}});
   const auto optional_string = [](const std::optional<std::string>& s) { return s ? json(*s) : json(nullptr); };

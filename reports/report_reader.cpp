@@ -239,9 +239,34 @@ struct Reader : JsonReader {
     const std::string worst_path = path + ".worst";
     m.worst = {integer(worst, worst_path, "index"), text(worst, worst_path, "at"),    real(worst, worst_path, "got"),
                real(worst, worst_path, "exact"),    real(worst, worst_path, "bound"), real(worst, worst_path, "ulp")};
+    distribution(j, path, m);
     t.pass = verdict(j, path);
     t.reasons = strings(j, path, "reasons");
     return t;
+  }
+
+  ErrorProfile profile(const json& j, const std::string& path) const {
+    ErrorProfile p;
+    p.elements = count(j, path, "elements");
+    p.p50 = real(j, path, "p50");
+    p.p90 = real(j, path, "p90");
+    p.rms = real(j, path, "rms");
+    return p;
+  }
+
+  //! Rule 4's inputs and the bound's scale, optional within version 2 (written by reports since 2026-12-07);
+  //! the "detection" beside them is derived from them and the policy, and not read.
+  void distribution(const json& j, const std::string& path, TensorMetrics& m) const {
+    if (has(j, "profile")) m.profile = profile(field(j, path, "profile"), path + ".profile");
+    if (has(j, "ensemble_profile")) {
+      const json& e = field(j, path, "ensemble_profile");
+      m.ensemble_profile = profile(e, path + ".ensemble_profile");
+      m.ensemble_orders = count(e, path + ".ensemble_profile", "orders");
+    }
+    if (has(j, "bound_scale")) {
+      const json& b = field(j, path, "bound_scale");
+      m.bound_scale = BoundScale{real(b, path + ".bound_scale", "ulps"), real(b, path + ".bound_scale", "relative")};
+    }
   }
 
   Row row(const json& j, const std::string& path) const {

@@ -36,4 +36,17 @@ const std::vector<Mutant>& mutants();
 //! Throws InputError naming the unknown mutant.
 const Mutant& find_mutant(const std::string& name);
 
+//! A zoo of subtle formulation losses (formulation_losses.cpp, formulation_mutations.hpp): correct kernels but
+//! for one textbook rewriting that rounds more than the recurrence needs (naive softplus and log-sigmoid, q as
+//! 1 - a^2, sigma' as sigma (1 - sigma), a gate in bfloat16, decays from a cumulative sum of log decays), on
+//! float32 gated bases. Apart from mutants(): a loss may be within what some correct order makes, or show only
+//! on long or saturated cases, so it need not be caught within the mutation test's budget nor shrink to a
+//! short case; tests/mutation/formulation_loss_test.cpp says which rule catches each, with the numbers.
+const std::vector<Mutant>& formulation_losses();
+
+//! For each loss that recomputes the gate terms (GateTermsRecomputed), the same mechanism on the same base with a
+//! rule that changes nothing, under the loss's name: it must reproduce the base bit for bit, so that what a loss
+//! changes is its rule and nothing in the decorators.
+const std::vector<Mutant>& formulation_loss_controls();
+
 }  // namespace scancheck

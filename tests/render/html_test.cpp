@@ -53,6 +53,13 @@ TensorEntry tensor(const std::string& name, DType dtype, std::int64_t length, do
   m.bound_ratio = m.max_abs / m.max_bound;
   m.baseline_abs = m.max_abs / growth;
   m.baseline_ratio = growth;
+  // The detection columns (policy.hpp, detection_threshold): a bound of about L/2 ulps at the typical element, a
+  // typical error a tenth of a bound, the ensemble's a little less.
+  m.bound_scale =
+      BoundScale{static_cast<double>(length + 8) / 2, unit_roundoff(dtype) * static_cast<double>(length + 8)};
+  m.profile = ErrorProfile{m.compared, 0.1 / growth, 0.3 / growth, 0.15 / growth};
+  m.ensemble_profile = ErrorProfile{m.compared, 0.08, 0.25, 0.12};
+  m.ensemble_orders = 6;
   // Three in five of the elements left fall in each bucket, up to the one of ulp_max, which takes the rest.
   std::int64_t left = m.compared;
   const int top = ulp_bucket(m.ulp_max);

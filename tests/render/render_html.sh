@@ -1,7 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
 # The HTML report's render test: headless Chromium screenshots HTML_FILE into OUT_PNG, and
-# png_not_blank.py checks the screenshot shows a page (size, ink, colours, the verdict banner).
+# png_not_blank.py checks the screenshot shows a page (size, ink, colours, the verdict banner); then Chromium
+# dumps the loaded page's DOM and detection_dom_check.py checks every backend's line shows its detection
+# thresholds (what a pass rules out, in ulps and relative, and the loosest tensor).
 #
 # usage: render_html.sh HTML_FILE OUT_PNG
 # Exit 77 (ctest: skipped, never passed) when Chromium is not installed; ci/bootstrap.sh installs Debian's.
@@ -44,4 +46,14 @@ if [ ! -s "$png" ]; then
   exit 1
 fi
 echo "rendered $page -> $png"
-exec /usr/bin/python3 "$(dirname "$0")/png_not_blank.py" "$png"
+/usr/bin/python3 "$(dirname "$0")/png_not_blank.py" "$png"
+rm -rf "$scratch/profile"
+timeout 120 "$chromium" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run \
+  --no-default-browser-check --user-data-dir="$scratch/profile" --dump-dom "file://$page" \
+  >"$scratch/report.dom.html" 2>"$scratch/chromium.log" || true
+if [ ! -s "$scratch/report.dom.html" ]; then
+  echo "chromium dumped no DOM of $page:"
+  tail -n 20 "$scratch/chromium.log"
+  exit 1
+fi
+exec /usr/bin/python3 "$(dirname "$0")/detection_dom_check.py" "$scratch/report.dom.html"
