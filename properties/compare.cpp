@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 #include <fmt/format.h>
@@ -20,10 +22,14 @@ struct Format {
 };
 constexpr Format format_of(DType d) { return d == DType::float32 ? Format{24, -126, 127} : Format{8, -126, 127}; }
 
-//! The spacing of the format at x's binade (the subnormal spacing below the normal range).
+//! 2^e for the exponents of these formats' spacings (well inside double's normal range), from the bits: ldexp
+//! is a libm call, and every compared element of every run takes two.
+double power_of_two(int e) { return std::bit_cast<double>(static_cast<std::uint64_t>(e + 1023) << 52); }
+
+//! The spacing of the format at x's binade (the subnormal spacing below the normal range). x is finite.
 double ulp_at(double x, Format f) {
   const int e = x == 0 ? f.emin : std::max(std::ilogb(x), f.emin);
-  return std::ldexp(1.0, e - (f.p - 1));
+  return power_of_two(e - (f.p - 1));
 }
 
 //! Round-to-nearest-even of x to the format (infinity beyond its largest finite value).
@@ -31,7 +37,7 @@ double round_to_format(double x, Format f) {
   if (!std::isfinite(x) || x == 0) return x;
   const double q = ulp_at(x, f);
   const double r = std::nearbyint(x / q) * q;  // x / q and the product are exact scalings by powers of two
-  const double largest = std::ldexp(2.0 - std::ldexp(1.0, 1 - f.p), f.emax);
+  const double largest = (2.0 - power_of_two(1 - f.p)) * power_of_two(f.emax);
   return std::abs(r) > largest ? std::copysign(std::numeric_limits<double>::infinity(), r) : r;
 }
 
@@ -52,62 +58,70 @@ std::array<double, N> percentiles(std::vector<double>& v, const std::array<doubl
   return out;
 }
 
-//! The error profile of `values` judged element by element against `elements`' reference and bounds, on the
-//! elements whose bound no accepted formulation widens where `strict` is given.
-ErrorProfile error_profile(const ElementSource& elements, const Tensor<float>& values, const Tensor<double>* strict) {
-  thread_local std::vector<double> ratios;  // one allocation per thread, not per tensor of every row
-  ratios.clear();
-  ratios.reserve(static_cast<std::size_t>(values.size()));
-  double squares = 0;
-  for (std::int64_t i = 0; i < values.size(); ++i) {
-    if (strict && !((*elements.bound)[i] <= widened_bound_factor * (*strict)[i])) continue;
-    const ElementJudgement e = elements.judge(values[i], i);
-    if (e.kind != ElementKind::finite || !std::isfinite(e.ratio)) continue;  // a zero bound is rule 2's alone
-    ratios.push_back(e.ratio);
-    squares += e.ratio * e.ratio;
-  }
-  ErrorProfile p;
-  p.elements = static_cast<std::int64_t>(ratios.size());
-  if (ratios.empty()) return p;
-  p.rms = std::sqrt(squares / static_cast<double>(ratios.size()));
-  const auto [p50, p90] = percentiles(ratios, std::array{0.50, 0.90});
-  p.p50 = p50, p.p90 = p90;
-  return p;
-}
-
-//! The bound's worth in ulps and relative at the typical judged element (BoundScale), from each judged element's
-//! (bound, exact); empty without one.
-class BoundScales {
+//! An error profile accumulated one judged element at a time: the elements with a finite ratio to a nonzero
+//! bound and, where the strict bounds are given, none whose bound an accepted formulation widens.
+class ProfileBuilder {
  public:
-  explicit BoundScales(DType dtype) : format_(format_of(dtype)) {
-    ulps_.clear();
-    relative_.clear();
+  explicit ProfileBuilder(std::int64_t capacity) {
+    ratios_.clear();  // one allocation per thread, not per tensor of every row
+    ratios_.reserve(static_cast<std::size_t>(capacity));
   }
-  void add(double bound, double exact) {
-    if (!std::isfinite(bound)) return;
-    const double r = round_to_format(exact, format_);
-    if (std::isfinite(r)) ulps_.push_back(bound / ulp_at(r, format_));
-    if (exact != 0) relative_.push_back(bound / std::abs(exact));
+  void add(const ElementJudgement& e, double bound, const Tensor<double>* strict, std::int64_t i) {
+    if (strict && !(bound <= widened_bound_factor * (*strict)[i])) return;
+    if (e.kind != ElementKind::finite || !std::isfinite(e.ratio)) return;  // a zero bound is rule 2's alone
+    ratios_.push_back(e.ratio);
+    squares_ += e.ratio * e.ratio;
   }
-  std::optional<BoundScale> typical() const {
-    if (ulps_.empty()) return std::nullopt;
-    BoundScale s;
-    s.ulps = percentiles(ulps_, std::array{0.50})[0];
-    if (!relative_.empty()) s.relative = percentiles(relative_, std::array{0.50})[0];
-    return s;
+  ErrorProfile profile() {  // reorders the ratios
+    ErrorProfile p;
+    p.elements = std::ssize(ratios_);
+    if (ratios_.empty()) return p;
+    p.rms = std::sqrt(squares_ / static_cast<double>(ratios_.size()));
+    const auto [p50, p90] = percentiles(ratios_, std::array{0.50, 0.90});
+    p.p50 = p50, p.p90 = p90;
+    return p;
   }
 
  private:
-  Format format_;
-  // One allocation per thread, as error_profile's: every tensor of every report row passes here.
-  static inline thread_local std::vector<double> ulps_, relative_;
+  double squares_ = 0;
+  static inline thread_local std::vector<double> ratios_;
 };
+
+//! The error profile of `values` judged element by element against `elements`' reference and bounds.
+ErrorProfile error_profile(const ElementSource& elements, const Tensor<float>& values, const Tensor<double>* strict) {
+  ProfileBuilder profile(values.size());
+  for (std::int64_t i = 0; i < values.size(); ++i)
+    profile.add(elements.judge(values[i], i), (*elements.bound)[i], strict, i);
+  return profile.profile();
+}
 
 }  // namespace
 
 ErrorProfile error_profile(const TensorComparison& in, const Tensor<float>& values) {
   if (!in.bound) return {};
   return error_profile(ElementSource{&values, in.exact, in.bound, in.covered}, values, in.strict_bound);
+}
+
+std::optional<BoundScale> bound_scale(const TensorComparison& in) {
+  if (!in.bound) return std::nullopt;
+  const Format f = format_of(in.dtype);
+  // One allocation per thread, as error_profile's.
+  thread_local std::vector<double> ulps, relative;
+  ulps.clear();
+  relative.clear();
+  const Tensor<double>& exact = *in.exact;
+  const Tensor<double>& bound = *in.bound;
+  for (std::int64_t i = 0; i < exact.size(); ++i) {
+    if ((in.covered && (*in.covered)[i] == 0) || !std::isfinite(bound[i]) || !std::isfinite(exact[i])) continue;
+    const double r = round_to_format(exact[i], f);
+    if (std::isfinite(r)) ulps.push_back(bound[i] / ulp_at(r, f));
+    if (exact[i] != 0) relative.push_back(bound[i] / std::abs(exact[i]));
+  }
+  if (ulps.empty()) return std::nullopt;
+  BoundScale s;
+  s.ulps = percentiles(ulps, std::array{0.50})[0];
+  if (!relative.empty()) s.relative = percentiles(relative, std::array{0.50})[0];
+  return s;
 }
 
 ErrorProfile worst_of(const ErrorProfile& a, const ErrorProfile& b) {
@@ -143,7 +157,7 @@ TensorMetrics compare_tensor(const TensorComparison& in) {
   double worst_key = -1, baseline_abs = 0;
   bool any_bounded = false;
   const ElementSource elements{in.got, in.exact, in.bound, in.covered};
-  BoundScales scales(in.dtype);
+  ProfileBuilder profile(in.bound ? got.size() : 0);
   for (std::int64_t i = 0; i < got.size(); ++i) {
     const ElementJudgement e = elements(i);
     if (!e.compared()) continue;
@@ -167,7 +181,7 @@ TensorMetrics compare_tensor(const TensorComparison& in) {
     double key = ulp;
     const double bound = in.bound ? (*in.bound)[i] : 0;
     if (in.bound) {
-      scales.add(bound, x);
+      profile.add(e, bound, in.strict_bound, i);
       m.max_bound = std::max(m.max_bound, bound);
       m.bound_ratio = std::max(m.bound_ratio.value_or(0), e.ratio);
       any_bounded = true;
@@ -182,10 +196,10 @@ TensorMetrics compare_tensor(const TensorComparison& in) {
   }
   if (in.bound && !any_bounded) m.bound_ratio.reset();
   if (in.bound) {
-    m.profile = error_profile(elements, got, in.strict_bound);
+    m.profile = profile.profile();
     m.ensemble_profile = in.ensemble_profile;
     m.ensemble_orders = in.ensemble_profile ? in.ensemble_orders : 0;
-    m.bound_scale = scales.typical();
+    m.bound_scale = in.bound_scale ? *in.bound_scale : bound_scale(in);
   }
   const auto [p50, p90, p99] = percentiles(ulps, std::array{0.50, 0.90, 0.99});
   m.ulp_p50 = p50, m.ulp_p90 = p90, m.ulp_p99 = p99;

@@ -55,10 +55,10 @@ struct ErrorProfile {
   double p50 = 0, p90 = 0, rms = 0;
 };
 
-//! What one bound is worth at a tensor's typical judged element (p50 over the elements with a finite bound): in
-//! ulps of the stored dtype at the correctly rounded exact value, and relative to |exact| (elements with
-//! exact != 0). A rule's factor of bounds times this is the error it detects there (policy.hpp,
-//! detection_threshold).
+//! What one bound is worth at a tensor's typical element (p50 over the covered elements with a finite bound and a
+//! finite exact value): in ulps of the stored dtype at the correctly rounded exact value, and relative to |exact|
+//! (elements with exact != 0). A rule's factor of bounds times this is the error it detects there (policy.hpp,
+//! detection_threshold). A property of the reference alone, the same for every backend judged on the case.
 struct BoundScale {
   double ulps = 0, relative = 0;
 };
@@ -107,12 +107,17 @@ struct TensorComparison {
   //! and how many orders it is the largest of.
   std::optional<ErrorProfile> ensemble_profile;
   std::int64_t ensemble_orders = 0;
+  //! bound_scale(*this), computed once per case and tensor where many backends are judged on it (CorrectOrders);
+  //! nullptr: compare_tensor computes it.
+  const std::optional<BoundScale>* bound_scale = nullptr;
 };
 
 TensorMetrics compare_tensor(const TensorComparison&);
 
 //! The error profile `values` (in place of `got`) would have under the comparison `in`; empty without bounds.
 ErrorProfile error_profile(const TensorComparison& in, const Tensor<float>& values);
+//! What one bound of `in` is worth at its typical element (BoundScale); empty without bounds or such an element.
+std::optional<BoundScale> bound_scale(const TensorComparison& in);
 //! Each statistic's larger value.
 ErrorProfile worst_of(const ErrorProfile&, const ErrorProfile&);
 

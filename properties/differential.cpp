@@ -115,6 +115,7 @@ BackendResult judge_outputs(std::string name, const Case& c, const Outputs& got,
       in.baseline = &orders->sequential.at(spec.name);
       in.ensemble_profile = orders->profile(c, in, all);
       in.ensemble_orders = all ? every_order : 1;
+      in.bound_scale = &orders->bound_scale(in);
     }
     TensorResult t{compare_tensor(in), {}};
     if (orders && in.ensemble_orders == 1 && distribution_excess(t.metrics, policy)) {  // ask every order
@@ -205,6 +206,11 @@ ErrorProfile CorrectOrders::profile(const Case& c, const TensorComparison& in, b
   if (every_order)
     for (const Outputs& other : others(c)) worst = worst_of(worst, error_profile(in, other.at(in.name)));
   return profiles_.emplace(key, worst).first->second;
+}
+
+const std::optional<BoundScale>& CorrectOrders::bound_scale(const TensorComparison& in) const {
+  if (const auto it = scales_.find(in.name); it != scales_.end()) return it->second;
+  return scales_.emplace(in.name, scancheck::bound_scale(in)).first->second;
 }
 
 const std::vector<Outputs>& CorrectOrders::others(const Case& c) const {

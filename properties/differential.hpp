@@ -71,10 +71,14 @@ struct CorrectOrders {
   //! The largest error profile of the sequential order, or of every order, under the comparison `in` of one
   //! of c's tensors; computed once per tensor and element set for every backend judged on the case.
   ErrorProfile profile(const Case& c, const TensorComparison& in, bool every_order) const;
+  //! The reference's BoundScale of the tensor `in` compares (compare.hpp), once per tensor for every backend
+  //! judged on the case: the detection threshold's scale, a property of the reference alone.
+  const std::optional<BoundScale>& bound_scale(const TensorComparison& in) const;
 
  private:
   mutable std::optional<std::vector<Outputs>> others_;
   mutable std::map<std::tuple<std::string, bool, bool>, ErrorProfile> profiles_;
+  mutable std::map<std::string, std::optional<BoundScale>> scales_;
 };
 
 //! The built-in variants whose outputs make the ensemble, the sequential baseline first.

@@ -5,6 +5,7 @@
 // SCANCHECK_TEST_REPORTS, where report_schema_test validates it against reports/schema/report.schema.json.
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
@@ -13,8 +14,10 @@
 
 #include "core/architectures.hpp"
 #include "core/error.hpp"
+#include "properties/differential.hpp"
 #include "properties/fuzz.hpp"
 #include "reports/runner.hpp"
+#include "reports/summary.hpp"
 #include "tests/reports/small_report.hpp"
 
 namespace scancheck::reports {
@@ -176,6 +179,43 @@ TEST(ReportRun, EveryCorrectBackendPassesWithTwoRowsPerCase) {
       outputs += spec.direction == row.direction;
     EXPECT_EQ(row.tensors.size(), outputs) << row.backend << " " << to_string(row.direction);
   }
+}
+
+// Every tensor with bounds states what its verdict rules out, for both rules where the ensemble rule judges it (a
+// report runs the whole ensemble on every case), and each backend's loosest tensor is the largest of its rows'.
+TEST(ReportRun, EveryTensorCarriesItsDetectionThreshold) {
+  const Report& r = small_report();
+  std::map<std::string, double> loosest;
+  int with_distribution = 0;
+  for (const Row& row : r.rows)
+    for (const TensorEntry& t : row.tensors) {
+      const std::optional<DetectionThreshold> d = detection_threshold(t.metrics, r.policy);
+      ASSERT_TRUE(d) << row.backend << " " << t.metrics.name;
+      EXPECT_EQ(t.metrics.ensemble_orders, static_cast<std::int64_t>(ensemble_variants().size())) << t.metrics.name;
+      // Zero where the typical element's bound is zero (dh0 after a reset at t = 0): no error at all passes there.
+      EXPECT_GE(d->certainty.ulps, 0) << row.backend << " " << t.metrics.name;
+      if (d->distribution) {
+        ++with_distribution;
+        EXPECT_LE(d->distribution->ulps, d->certainty.ulps) << row.backend << " " << t.metrics.name;
+        if (d->certainty.ulps > 0) {
+          EXPECT_LT(d->distribution->ulps, d->certainty.ulps) << t.metrics.name;
+        }
+      }
+      double& l = loosest[row.backend];
+      l = std::max(l, d->certainty.ulps);
+    }
+  EXPECT_GT(with_distribution, 0);
+  for (const BackendSummary& b : summarise_backends(r)) {
+    ASSERT_TRUE(b.detection && b.loosest) << b.backend;
+    EXPECT_EQ(b.loosest->threshold.certainty.ulps, loosest.at(b.backend)) << b.backend;
+    EXPECT_LE(b.detection->certainty.ulps, b.loosest->threshold.certainty.ulps) << b.backend;
+  }
+  const std::optional<ReportDetection> all = summarise_detection(r);
+  ASSERT_TRUE(all);
+  EXPECT_EQ(
+      all->loosest.threshold.certainty.ulps,
+      std::max_element(loosest.begin(), loosest.end(), [](auto& a, auto& b) { return a.second < b.second; })->second);
+  EXPECT_NE(describe_detection(*all).find("a pass rules out errors above"), std::string::npos);
 }
 
 // Every case says how its tiered reference got its values: every verified element certified in double or
