@@ -39,9 +39,11 @@ def _executable(path: Path) -> Path:
     return path
 
 
-def _environment(tmp_path, monkeypatch, *, with_executable):
+def _environment(tmp_path, monkeypatch, *, with_executable, repaired=False):
     """A virtual environment's layout: a scancheck distribution in site-packages whose RECORD lists
-    bin/scancheck when a root `pip install .` made it, and another scancheck on PATH."""
+    bin/scancheck when a root `pip install .` made it, and another scancheck on PATH. `repaired`: the binary
+    wheel's layout (ci/build-wheel.sh), the executable in site-packages' scancheck.scripts/ and bin/scancheck
+    auditwheel's Python shim."""
     venv = tmp_path / "venv"
     site = venv / "lib" / "python3" / "site-packages"
     info = site / "scancheck-0.1.0.dist-info"
@@ -51,11 +53,16 @@ def _environment(tmp_path, monkeypatch, *, with_executable):
     if with_executable:
         _executable(venv / "bin" / "scancheck")
         records.append("../../../bin/scancheck")
+    if repaired:
+        _executable(site / "scancheck.scripts" / "scancheck")
+        records.append("scancheck.scripts/scancheck")
     (info / "RECORD").write_text("".join(f"{r},,\n" for r in records))
     monkeypatch.syspath_prepend(str(site))
     on_path = _executable(tmp_path / "path" / "scancheck")
     monkeypatch.setenv("PATH", str(on_path.parent))
     monkeypatch.delenv("SCANCHECK", raising=False)
+    if repaired:
+        return site / "scancheck.scripts" / "scancheck", on_path
     return venv / "bin" / "scancheck", on_path
 
 
@@ -64,6 +71,15 @@ def test_the_executable_installed_with_the_package_comes_before_path(tmp_path, m
     assert scancheck.executable() == str(installed)
     monkeypatch.setenv("SCANCHECK", str(on_path))
     assert scancheck.executable() == str(on_path)  # $SCANCHECK still overrides
+
+
+def test_the_binary_wheels_executable_comes_before_its_shim(tmp_path, monkeypatch):
+    # The shim finds the executable through the interpreter's default platlib, which is not where a
+    # `pip install --user` or `--prefix` put it: the package runs the executable itself.
+    installed, on_path = _environment(tmp_path, monkeypatch, with_executable=True, repaired=True)
+    assert scancheck.executable() == str(installed)
+    monkeypatch.setenv("SCANCHECK", str(on_path))
+    assert scancheck.executable() == str(on_path)
 
 
 def test_the_package_alone_takes_the_executable_on_path(tmp_path, monkeypatch):

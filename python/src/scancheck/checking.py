@@ -58,18 +58,23 @@ def installed_executable() -> str | None:
     """The executable the `scancheck` distribution of this environment installed, or None.
 
     Read from the distribution's RECORD, so it is found wherever the install scheme put the scripts
-    (a virtual environment, `--user`, `--prefix`), and only when a root `pip install .` put it there.
+    (a virtual environment, `--user`, `--prefix`), and only when a root `pip install .` or the binary wheel
+    put it there.
     """
     try:
         dist = importlib.metadata.distribution("scancheck")
     except importlib.metadata.PackageNotFoundError:
         return None
     name = "scancheck.exe" if os.name == "nt" else "scancheck"
-    for record in dist.files or ():
-        if record.name == name and record.parent.name in ("bin", "Scripts"):
-            path = Path(os.path.normpath(str(dist.locate_file(record))))
-            if path.is_file() and os.access(path, os.X_OK):
-                return str(path)
+    # The binary wheel (ci/build-wheel.sh, auditwheel) keeps the executable in platlib's scancheck.scripts/,
+    # beside the libraries it vendors, and leaves in the scripts folder a Python shim that looks for it in the
+    # interpreter's default platlib: the executable itself comes first, found where this install put it.
+    for folders in (("scancheck.scripts",), ("bin", "Scripts")):
+        for record in dist.files or ():
+            if record.name == name and record.parent.name in folders:
+                path = Path(os.path.normpath(str(dist.locate_file(record))))
+                if path.is_file() and os.access(path, os.X_OK):
+                    return str(path)
     return None
 
 
