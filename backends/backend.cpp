@@ -26,6 +26,14 @@ Executor parse_executor(std::string_view name) {
   throw InputError(fmt::format("unknown executor '{}' (expected one of: host, cuda)", name));
 }
 
+std::string_view to_string(ShapePlan p) { return p == ShapePlan::any ? "any" : "bucketed"; }
+
+ShapePlan parse_shape_plan(std::string_view name) {
+  if (name == "any") return ShapePlan::any;
+  if (name == "bucketed") return ShapePlan::bucketed;
+  throw InputError(fmt::format("unknown shape plan '{}' (expected one of: any, bucketed)", name));
+}
+
 std::string_view to_string(RunFailure f) {
   switch (f) {
     case RunFailure::error: return "error";

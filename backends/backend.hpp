@@ -28,6 +28,13 @@ enum class Executor { host, cuda };
 std::string_view to_string(Executor);
 Executor parse_executor(std::string_view);
 
+//! Which shapes generated cases take (foreign-backends.md, "shapes"): any the generators draw, or only those
+//! of a small fixed set (properties/generators.hpp, bucketed_shapes), so that a kernel compiled per shape
+//! (jax.jit, torch.compile) compiles a few dozen times in a whole fuzzing run rather than once a case.
+enum class ShapePlan { any, bucketed };
+std::string_view to_string(ShapePlan);
+ShapePlan parse_shape_plan(std::string_view);
+
 using Outputs = std::map<std::string, Tensor<float>>;
 
 //! Device time of one pass: CUDA events around each of its launches, summed per run, over warmed runs.
@@ -57,6 +64,9 @@ struct BackendConstraints {
   bool resets_at_start = false;
   //! How it takes a plain scan's decays: as a, or as log a (foreign-backends.md "decays"; implies positive ones).
   DecaySpace decays = DecaySpace::linear;
+  //! Generated cases (and their shrinks) take their shapes from the bucketed set. A plan, not a limit: any
+  //! case given by hand still runs.
+  ShapePlan shapes = ShapePlan::any;
 
   //! The first constraint `c` breaks, as "W = 24 is not a multiple of width_multiple 16"; empty if none.
   std::string violated_by(const Case& c) const;

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <array>
+#include <iterator>
+#include <memory>
 #include <numeric>
 #include <stdexcept>
 
@@ -76,6 +78,47 @@ bool heads_allowed(std::int64_t heads, const BackendConstraints& k) {
   return k.heads.empty() || std::find(k.heads.begin(), k.heads.end(), heads) != k.heads.end();
 }
 
+// ---- the bucketed shape plan ----
+
+using Buckets = std::vector<Shape>;
+
+std::int64_t elements_of(const Shape& s) { return s.batch * s.length * s.width; }
+
+Shape shape_of(const Draw& d, std::int64_t c, const BackendConstraints& k) {
+  return {d.batch, d.length, d.heads * d.per_head * per_head_step(d.heads, c, k) * c, d.heads};
+}
+
+//! `d` with the shape `s` of the set.
+Draw with_shape(Draw d, const Shape& s, std::int64_t c, const BackendConstraints& k) {
+  d.batch = s.batch, d.length = s.length, d.heads = s.heads;
+  d.per_head = s.width / (s.heads * c * per_head_step(s.heads, c, k));
+  return d;
+}
+
+//! One of `buckets` within the size's limits, uniformly; the one with the fewest elements when none is.
+const Shape& draw_bucket(Source& s, const Buckets& buckets, const CaseLimits& lim) {
+  std::vector<const Shape*> fit;
+  for (const Shape& b : buckets)
+    if (b.length <= lim.max_length && elements_of(b) <= lim.max_elements) fit.push_back(&b);
+  if (fit.empty())
+    return *std::min_element(buckets.begin(), buckets.end(),
+                             [](const Shape& x, const Shape& y) { return elements_of(x) < elements_of(y); });
+  return *fit[static_cast<std::size_t>(s.uniform(0, static_cast<std::int64_t>(fit.size()) - 1))];
+}
+
+//! The shapes of `buckets` no longer than `d`'s and with fewer elements, fewest first: every shrink of a
+//! bucketed draw's shape stays in the set and strictly lowers its elements, so shrinking ends.
+rc::Seq<Draw> bucket_shrinks(const Draw& d, const Buckets& buckets, std::int64_t c, const BackendConstraints& k) {
+  const Shape now = shape_of(d, c, k);
+  std::vector<Shape> smaller;
+  for (const Shape& b : buckets)
+    if (b.length <= now.length && elements_of(b) < elements_of(now)) smaller.push_back(b);
+  std::stable_sort(smaller.begin(), smaller.end(),
+                   [](const Shape& x, const Shape& y) { return elements_of(x) < elements_of(y); });
+  return rc::seq::map(rc::seq::fromContainer(std::move(smaller)),
+                      [d, c, k](const Shape& b) { return with_shape(d, b, c, k); });
+}
+
 //! The options with the constraints applied to the regimes: no resets regime for a backend without
 //! resets (nor extreme where resets are segment positions: it resets too), no extreme for exact-only.
 GeneratorOptions constrained(GeneratorOptions o, Architecture arch) {
@@ -93,14 +136,9 @@ GeneratorOptions constrained(GeneratorOptions o, Architecture arch) {
   return o;
 }
 
-Draw draw(Source& s, int size, Architecture arch, const GeneratorOptions& o) {
+//! B, L, H and k as the file comment describes (the shape plan "any").
+void draw_shape(Source& s, const CaseLimits& lim, std::int64_t c, const GeneratorOptions& o, Draw& d) {
   const BackendConstraints& k = o.constraints;
-  CaseLimits lim = limits_for_size(size, arch);
-  if (k.max_length) lim.max_length = std::min(lim.max_length, *k.max_length);
-  if (k.max_batch) lim.max_batch = std::min(lim.max_batch, *k.max_batch);
-  if (k.max_width) lim.max_width = std::min(lim.max_width, *k.max_width);
-  const std::int64_t c = channel_factor(arch);
-  Draw d;
   // L first: the boundary lengths within reach, or any length.
   std::vector<std::int64_t> near;
   for (std::int64_t l : boundary_lengths())
@@ -126,6 +164,21 @@ Draw draw(Source& s, int size, Architecture arch, const GeneratorOptions& o) {
   std::int64_t k_max = std::max<std::int64_t>(1, lim.max_width / (d.heads * c * step));
   k_max = std::clamp<std::int64_t>(lim.max_elements / (d.batch * d.length * d.heads * c * step), 1, k_max);
   d.per_head = s.uniform(1, k_max);
+}
+
+Draw draw(Source& s, int size, Architecture arch, const GeneratorOptions& o, const Buckets& buckets) {
+  const BackendConstraints& k = o.constraints;
+  CaseLimits lim = limits_for_size(size, arch);
+  if (k.max_length) lim.max_length = std::min(lim.max_length, *k.max_length);
+  if (k.max_batch) lim.max_batch = std::min(lim.max_batch, *k.max_batch);
+  if (k.max_width) lim.max_width = std::min(lim.max_width, *k.max_width);
+  const std::int64_t c = channel_factor(arch);
+  Draw d;
+  if (k.shapes == ShapePlan::bucketed) {
+    d = with_shape(d, draw_bucket(s, buckets, lim), c, k);
+  } else {
+    draw_shape(s, lim, c, o, d);
+  }
   d.regime = draw_regime(s, o.regimes);
   d.drop_h0 = s.chance(1, 4) || !k.h0;
   d.drop_dh_last = s.chance(1, 4) || !k.dh_last;
@@ -150,6 +203,16 @@ rc::Seq<Draw> flag_shrink(const Draw& d, bool on, bool Draw::*flag) {
   Draw e = d;
   e.*flag = false;
   return rc::seq::just(e);
+}
+
+//! A bucketed draw's shrinks: its shape to smaller ones of the set, then the regime and the flags.
+rc::Seq<Draw> bucketed_shrinks_of(const Draw& d, const Buckets& buckets, std::int64_t c, const BackendConstraints& k) {
+  return rc::seq::concat(
+      bucket_shrinks(d, buckets, c, k),
+      field_shrinks<std::size_t>(d, d.regime, 0, [](Draw& e, std::size_t v) { e.regime = v; }),
+      k.h0 ? flag_shrink(d, d.drop_h0, &Draw::drop_h0) : rc::Seq<Draw>(),
+      k.dh_last ? flag_shrink(d, d.drop_dh_last, &Draw::drop_dh_last) : rc::Seq<Draw>(),
+      k.sqrt_gradients.size() == 1 ? rc::Seq<Draw>() : flag_shrink(d, d.exact_sqrt, &Draw::exact_sqrt));
 }
 
 rc::Seq<Draw> shrinks_of(const Draw& d, std::int64_t min_batch, const BackendConstraints& k) {
@@ -202,6 +265,44 @@ const std::vector<std::int64_t>& boundary_lengths() {
   return lengths;
 }
 
+const std::vector<std::int64_t>& bucketed_lengths() {
+  static const std::vector<std::int64_t> lengths = [] {
+    std::vector<std::int64_t> l = boundary_lengths();
+    for (std::int64_t p = 4; p <= 2048; p *= 2) l.insert(l.end(), {p - 1, p, p + 1});
+    std::sort(l.begin(), l.end());
+    l.erase(std::unique(l.begin(), l.end()), l.end());
+    return l;
+  }();
+  return lengths;
+}
+
+std::vector<Shape> bucketed_shapes(Architecture arch, const BackendConstraints& k, std::int64_t min_batch) {
+  const std::int64_t c = channel_factor(arch);
+  const CaseLimits top = limits_for_size(100, arch);
+  const std::int64_t max_length = std::min(k.max_length.value_or(top.max_length), top.max_length);
+  const std::int64_t max_batch = std::max(min_batch, std::min(k.max_batch.value_or(top.max_batch), top.max_batch));
+  const std::int64_t max_width = std::min(k.max_width.value_or(top.max_width), top.max_width);
+  std::vector<std::int64_t> lengths;
+  for (std::int64_t l : bucketed_lengths()) lengths.push_back(fitted_length(l, k, std::max(max_length, k.min_length)));
+  lengths.erase(std::unique(lengths.begin(), lengths.end()), lengths.end());  // fitted lengths stay ascending
+  std::vector<std::int64_t> heads = k.heads.empty() ? std::vector<std::int64_t>{1, 2, 3, 4} : k.heads;
+  std::sort(heads.begin(), heads.end());
+  constexpr std::array<std::int64_t, 5> channels{1, 2, 3, 5, 8};
+  const auto unit = [&](std::int64_t h) { return h * c * per_head_step(h, c, k); };  // W per channel per head
+  std::vector<Shape> shapes;
+  for (std::size_t i = 0; i < lengths.size(); ++i) {
+    std::int64_t batch = std::clamp<std::int64_t>(1 + static_cast<std::int64_t>(i % 3), min_batch, max_batch);
+    std::int64_t h = heads[i % heads.size()], per_head = channels[i % channels.size()];
+    // Narrowed to fit, as the generators narrow theirs: fewer heads, then channels, then batch entries.
+    while (h > heads.front() && unit(h) > max_width) h = *std::prev(std::lower_bound(heads.begin(), heads.end(), h));
+    per_head = std::clamp<std::int64_t>(max_width / unit(h), 1, per_head);
+    while (per_head > 1 && batch * lengths[i] * unit(h) * per_head > top.max_elements) --per_head;
+    while (batch > min_batch && batch * lengths[i] * unit(h) * per_head > top.max_elements) --batch;
+    shapes.push_back({batch, lengths[i], unit(h) * per_head, h});
+  }
+  return shapes;
+}
+
 CaseLimits limits_for_size(int size, Architecture arch) {
   const std::int64_t s = std::clamp(size, 0, 100);
   CaseLimits lim{};
@@ -217,12 +318,17 @@ rc::Gen<CaseRequest> gen_case_request(Architecture arch, DType io, const Generat
   if (given.regimes.empty()) throw std::invalid_argument("gen_case_request: no regime allowed");
   const GeneratorOptions options = constrained(given, arch);
   if (options.min_batch < 1) throw std::invalid_argument("gen_case_request: min_batch must be at least 1");
-  return rc::Gen<CaseRequest>([arch, io, options](const rc::Random& random, int size) {
+  // Computed once per generator: every case of a fuzzing group draws from the same set.
+  auto buckets = std::make_shared<const Buckets>(options.constraints.shapes == ShapePlan::bucketed
+                                                     ? bucketed_shapes(arch, options.constraints, options.min_batch)
+                                                     : Buckets{});
+  return rc::Gen<CaseRequest>([arch, io, options, buckets](const rc::Random& random, int size) {
     Source source(random);
-    const std::int64_t min_batch = options.min_batch;
+    const std::int64_t min_batch = options.min_batch, c = channel_factor(arch);
     rc::Shrinkable<Draw> drawn = rc::shrinkable::shrinkRecur(
-        draw(source, size, arch, options),
-        [min_batch, k = options.constraints](const Draw& d) { return shrinks_of(d, min_batch, k); });
+        draw(source, size, arch, options, *buckets), [min_batch, c, buckets, k = options.constraints](const Draw& d) {
+          return k.shapes == ShapePlan::bucketed ? bucketed_shrinks_of(d, *buckets, c, k) : shrinks_of(d, min_batch, k);
+        });
     return rc::shrinkable::map(std::move(drawn),
                                [arch, io, options](const Draw& d) { return to_request(d, arch, io, options); });
   });

@@ -24,6 +24,10 @@
 //! maxima, H from its list, W a multiple of width_multiple (k in steps of lcm(H c, m) / (H c)), no h0 or
 //! dh_last where it takes none, the sqrt convention it implements, no resets regime (nor extreme for the
 //! gated kinds) without resets; shrinks that would leave them are never tried.
+//! A backend that declares the bucketed shape plan (constraints.shapes, for kernels compiled per shape) draws
+//! B, L, H and k together as one of bucketed_shapes() instead, uniformly among those within the size's
+//! max_length and max_elements (the one with the fewest elements when none is), and shrinks to the
+//! smaller shapes of the same set, fewest elements first; everything else is drawn and shrunk as above.
 //! max_elements = 512 + 40000 s / 100 bounds B L W, so one float128 reference costs about a millisecond
 //! at small sizes and a few hundred ms at s = 100 (rglru ~8 us per element on one core).
 //!
@@ -48,6 +52,17 @@ namespace scancheck {
 //! The lengths a built-in schedule (builtin_schedules()) treats specially, ascending: 1, 2, C-1, C, C+1,
 //! 2C+1 for each chunk size C, and G C - 1, G C, G C + 1 for each hierarchical schedule's group span G C.
 const std::vector<std::int64_t>& boundary_lengths();
+
+//! The lengths of the bucketed shape plan, ascending: boundary_lengths() and 2^n - 1, 2^n, 2^n + 1 for
+//! n = 2..11, so that every power-of-two block of a foreign kernel is crossed as well as the built-ins'.
+const std::vector<std::int64_t>& bucketed_lengths();
+
+//! The bucketed shapes of an architecture under a backend's constraints, by ascending length: one per
+//! length of bucketed_lengths() the constraints allow (fitted to min_length and length_multiple), with B,
+//! H and k rotated through 1-3, the head counts allowed (1-4 when any) and 1, 2, 3, 5, 8 (periods 3, 4 and
+//! 5 meet every combination within 60 lengths), each narrowed to the constraints and to the generators'
+//! largest case (max_width and max_elements at size 100). `min_batch` as GeneratorOptions'.
+std::vector<Shape> bucketed_shapes(Architecture, const BackendConstraints&, std::int64_t min_batch = 1);
 
 //! The largest request the generators draw at a RapidCheck size (see the file comment).
 struct CaseLimits {

@@ -40,7 +40,7 @@ BackendConstraints constraints_of(const JsonReader& in, const json& j, const std
   const std::string p = path + ".constraints";
   static const std::set<std::string> known{
       "width_multiple",  "max_width",       "max_length",    "max_batch", "heads",   "min_length", "length_multiple",
-      "positive_decays", "resets_at_start", "sqrt_gradient", "h0",        "dh_last", "resets"};
+      "positive_decays", "resets_at_start", "sqrt_gradient", "h0",        "dh_last", "resets",     "shapes"};
   for (const auto& [key, value] : k.items())
     if (!known.count(key)) in.fail(p, fmt::format("unknown constraint '{}'", key));
   if (in.has(k, "width_multiple")) c.width_multiple = in.positive_integer(k, p, "width_multiple");
@@ -68,6 +68,7 @@ BackendConstraints constraints_of(const JsonReader& in, const json& j, const std
   if (in.has(k, "length_multiple")) c.length_multiple = in.positive_integer(k, p, "length_multiple");
   if (in.has(k, "positive_decays")) c.positive_decays = in.boolean(k, p, "positive_decays");
   if (in.has(k, "resets_at_start")) c.resets_at_start = in.boolean(k, p, "resets_at_start");
+  if (in.has(k, "shapes")) c.shapes = in.named(k, p, "shapes", parse_shape_plan);
   if (c.resets_at_start && !c.resets) in.fail(p, "resets_at_start asks for resets, and resets is false");
   if (c.max_length && c.max_length < c.min_length)
     in.fail(p, fmt::format("max_length {} is below min_length {}", *c.max_length, c.min_length));

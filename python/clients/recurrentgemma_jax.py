@@ -7,8 +7,16 @@ framework switches every Pallas kernel to its interpreter there). The flax modul
 parameters; jax.vjp gives the backward through the package's own custom VJPs (sqrt_bound_derivative, the Pallas
 scan's). The layer's default dtype promotes bfloat16 x to float32 (flax promote_dtype): its bfloat16 rows
 compute in float32 and return y in float32. The sqrt gradient is bounded (sqrt_bound_derivative, 1000).
+
+The layer is applied under `jax.jit`, as a model applies it, and its shapes are bucketed (`shapes="bucketed"`):
+each shape is compiled once in a fuzzing run and kept. `-- --shapes=any` declares them as before bucketing, for
+python/benchmarks/compiled_shape_reuse.py.
 """
 
+import functools
+import sys
+
+import jax
 from recurrentgemma import common
 from recurrentgemma.jax import layers
 
@@ -32,6 +40,10 @@ PALLAS = {
 SMALL = {"max_length": 300, "max_width": 64, "width_multiple": 2}  # RGLRU.setup asserts an even width
 
 
+SHAPES = "any" if "--shapes=any" in sys.argv[1:] else "bucketed"
+
+
+@functools.partial(jax.jit, static_argnames=("heads", "scan", "only_real"))
 def _apply(x, segment_pos, h0, parameters, heads, scan, only_real):
     module = layers.RGLRU(width=x.shape[-1], num_heads=heads, scan_type=SCANS[scan], only_real=only_real)
     return module.apply({"params": parameters}, x, segment_pos, cache=h0)  # (y, last_h)
@@ -45,6 +57,7 @@ def declare(architecture, scan, io_dtype, cache=True):
         io_dtype=io_dtype,
         framework="jax",
         constraints=constraints,
+        shapes=SHAPES,
     )
     if architecture == "rglru":
 

@@ -8,6 +8,8 @@ complex one takes native complex64 tensors, whose gradients JAX gives in the con
 library converts them).
 """
 
+import contextlib
+
 import numpy as np
 import pytest
 
@@ -189,3 +191,51 @@ def test_a_run_leaves_no_compiled_code_cached(make_case, tmp_path):
     assert tree_scan._cache_size() == 1
     associative.run(case, tmp_path)
     assert tree_scan._cache_size() == 0
+
+
+@scancheck.backend("scan", variant="associative_scan_bucketed", framework="jax", shapes="bucketed")
+def associative_bucketed(a, b, h0):
+    return tree_scan(a, b, h0)
+
+
+@contextlib.contextmanager
+def counted_compilations():
+    """The number of XLA compilations within the block, from JAX's own monitoring events."""
+    count = [0]
+
+    def on_event(event: str, duration: float, **_: object) -> None:
+        count[0] += event == "/jax/core/compile/backend_compile_duration"
+
+    jax.monitoring.register_event_duration_secs_listener(on_event)
+    try:
+        yield count
+    finally:
+        jax.monitoring.unregister_event_duration_listener(on_event)
+
+
+def test_a_bucketed_backend_keeps_its_compiled_code_within_a_bound(make_case, tmp_path, monkeypatch):
+    """Compiled once per shape and kept: a second case of a shape compiles nothing. Past the shape bound or the
+    memory bound everything is dropped, as after every run of a backend that is not bucketed."""
+    from scancheck._frameworks import framework
+
+    jax_framework = framework("jax")
+    seven, seven_again, nine = (make_case("scan", 2, length, 3, seed=seed) for length, seed in ((7, 1), (7, 2), (9, 3)))
+    monkeypatch.setattr(jax_framework, "compiled_shapes", 2)
+    jax_framework.after_run(None)  # nothing kept from earlier tests
+    compilations = []
+    for case in (seven, seven_again, nine, seven):
+        with counted_compilations() as count:
+            associative_bucketed.run(case, tmp_path)
+        compilations.append(count[0])
+    assert compilations[0] > 0, compilations
+    assert compilations[2] > 0, compilations
+    assert compilations[1] == compilations[3] == 0, f"L = 7 compiled again: {compilations}"
+    associative_bucketed.run(make_case("scan", 1, 5, 3), tmp_path)  # a third shape: everything is dropped
+    with counted_compilations() as past_bound:
+        associative_bucketed.run(seven, tmp_path)
+    assert past_bound[0] > 0
+    monkeypatch.setattr(jax_framework, "compiled_mib", 0.0)
+    associative_bucketed.run(seven, tmp_path)
+    with counted_compilations() as over_memory:
+        associative_bucketed.run(seven, tmp_path)
+    assert over_memory[0] > 0

@@ -13,6 +13,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <rapidcheck/detail/Configuration.h>
@@ -193,6 +194,76 @@ TEST(Generators, ShrinksOnlyTowardsSmallerRequests) {
                            head_channels(a, r.shape) == 1 && r.regime == Regime::default_ && r.with_h0 &&
                            r.with_dh_last && r.sqrt_gradient == SqrtGradient::bounded;
       EXPECT_EQ(count == 0, minimal) << to_string(r);
+    }
+}
+
+// ---- the bucketed shape plan ----
+
+//! The constraints' own limits, checked on a request (violated_by needs a whole case).
+bool within(const CaseRequest& r, const BackendConstraints& k) {
+  const Shape& s = r.shape;
+  return s.width % k.width_multiple == 0 && s.length >= k.min_length && s.length % k.length_multiple == 0 &&
+         s.length <= k.max_length.value_or(s.length) && s.width <= k.max_width.value_or(s.width) &&
+         (k.heads.empty() || std::find(k.heads.begin(), k.heads.end(), s.heads) != k.heads.end()) &&
+         (k.h0 || !r.with_h0);
+}
+
+// The set crosses every built-in boundary and every power-of-two block, each shape valid and within the
+// generators' largest case, and the rotation lets every batch, head count and channel count appear.
+TEST(Generators, BucketedShapesCrossEveryBoundary) {
+  for (Architecture a : all_architectures) {
+    SCOPED_TRACE(std::string(to_string(a)));
+    const std::vector<Shape> set = bucketed_shapes(a, {});
+    std::set<std::int64_t> lengths, batches, heads, per_head;
+    for (const Shape& s : set) {
+      lengths.insert(s.length), batches.insert(s.batch), heads.insert(s.heads);
+      per_head.insert(head_channels(a, s));
+      EXPECT_NO_THROW(validate(a, s));
+      EXPECT_LE(s.width, limits_for_size(100, a).max_width);
+      EXPECT_LE(s.batch * s.length * s.width, limits_for_size(100, a).max_elements);
+    }
+    for (std::int64_t l : boundary_lengths()) EXPECT_TRUE(lengths.count(l)) << "L = " << l;
+    for (std::int64_t p : {4, 8, 128, 256})
+      EXPECT_TRUE(lengths.count(p - 1) && lengths.count(p) && lengths.count(p + 1));
+    EXPECT_EQ(set.size(), lengths.size()) << "one shape per length";
+    EXPECT_EQ(batches, (std::set<std::int64_t>{1, 2, 3}));
+    EXPECT_EQ(heads, (std::set<std::int64_t>{1, 2, 3, 4}));
+    EXPECT_GE(per_head.size(), 4u) << "channels per head hardly vary";
+  }
+}
+
+// 300 cases of a fuzzing run draw from the set alone, whatever the constraints, so a kernel compiled per
+// shape compiles at most |set| times; every shrink is again a member, with fewer elements.
+TEST(Generators, BucketedDrawsAndShrinksStayInTheSet) {
+  BackendConstraints plain, pallas, blocked;
+  pallas.width_multiple = 128, pallas.max_width = 128, pallas.max_length = 48;
+  blocked.length_multiple = 16, blocked.min_length = 16, blocked.heads = {2}, blocked.h0 = false;
+  for (BackendConstraints k : {plain, pallas, blocked})
+    for (Architecture a : {Architecture::scan, Architecture::complex_rglru}) {
+      k.shapes = ShapePlan::bucketed;
+      const std::vector<Shape> set = bucketed_shapes(a, k);
+      const auto member = [&](const CaseRequest& r) {
+        return std::find(set.begin(), set.end(), r.shape) != set.end() && within(r, k);
+      };
+      GeneratorOptions o;
+      o.constraints = k;
+      std::set<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t>> seen;
+      const auto key = [](const Shape& s) { return std::tuple(s.batch, s.length, s.width, s.heads); };
+      for (std::uint64_t i = 0; i < 300; ++i) {
+        const rc::Shrinkable<CaseRequest> s = gen_case_request(a, DType::float32, o)(rc::Random(i), int(i * 37 % 101));
+        const CaseRequest r = s.value();
+        ASSERT_TRUE(member(r)) << to_string(r);
+        seen.insert(key(r.shape));
+        if (i % 30) continue;
+        auto shrinks = s.shrinks();
+        while (auto child = shrinks.next()) {
+          const CaseRequest c = child->value();
+          ASSERT_TRUE(member(c)) << to_string(r) << " -> " << to_string(c);
+          EXPECT_LE(c.shape.batch * c.shape.length * c.shape.width, r.shape.batch * r.shape.length * r.shape.width);
+        }
+      }
+      EXPECT_LE(seen.size(), set.size());
+      EXPECT_GE(seen.size(), set.size() / 2) << "most of the set is drawn in 300 cases";
     }
 }
 

@@ -8,8 +8,10 @@ JAX, an explicit backward function for numpy. The frameworks are imported only w
 from __future__ import annotations
 
 import functools
+import os
+import resource
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -17,6 +19,8 @@ import numpy as np
 
 FrameworkName = Literal["numpy", "torch", "jax"]
 FRAMEWORKS: tuple[FrameworkName, ...] = ("numpy", "torch", "jax")
+#: The most shapes whose compiled code is kept for bucketed backends (one backend's set is a few dozen).
+COMPILED_SHAPES = 128
 
 
 @dataclass
@@ -64,6 +68,9 @@ class Framework:
     ) -> tuple[tuple[Any, ...], dict[str, Any], Timings]:
         raise AssertionError("unreachable: Backend refuses a numpy backward without backward=")
 
+    def after_run(self, shape: Hashable | None) -> None:
+        """Told after each run the shape a bucketed backend ran (its code worth keeping compiled), or None."""
+
 
 class Torch(Framework):
     name: FrameworkName = "torch"
@@ -95,6 +102,14 @@ class Torch(Framework):
 
     def moveaxis(self, x: Any, source: int, destination: int) -> Any:
         return x.movedim(source, destination)
+
+    def after_run(self, shape: Hashable | None) -> None:
+        """torch.compile keeps its compiled code itself, but past its recompile limit (8) it runs the function
+        uncompiled without a word: for a bucketed backend the limit is raised to COMPILED_SHAPES, so that every
+        shape of the set runs compiled, as the kernel's users run it."""
+        config = self.torch._dynamo.config
+        if shape is not None and config.recompile_limit < COMPILED_SHAPES:
+            config.recompile_limit = COMPILED_SHAPES
 
     def _timed(self, call: Callable[[], Any]) -> tuple[Any, float | None]:
         if self._device != "cuda":
@@ -137,11 +152,15 @@ class Torch(Framework):
 
 class Jax(Framework):
     name: FrameworkName = "jax"
+    compiled_shapes = COMPILED_SHAPES
 
     def __init__(self) -> None:
         import jax
 
         self.jax: Any = jax  # JAX's own annotations are partial; the calls below are checked by the tests
+        #: The resident memory past which compiled code is dropped (SCANCHECK_COMPILED_MIB, default 4 GiB).
+        self.compiled_mib = float(os.environ.get("SCANCHECK_COMPILED_MIB", 4096))
+        self._kept: set[Hashable] = set()
         if self.device() == "cpu":
             _interpret_pallas()
 
@@ -163,9 +182,7 @@ class Jax(Framework):
     def forward(self, forward: Forward, inputs: Mapping[str, Any]) -> tuple[tuple[Any, ...], Timings]:
         start = time.perf_counter()
         outputs = self.jax.block_until_ready(forward(inputs))
-        timings = Timings(forward_ms=self._gpu_ms(start))
-        self._forget_compilations()
-        return outputs, timings
+        return outputs, Timings(forward_ms=self._gpu_ms(start))
 
     def vjp(
         self, forward: Forward, inputs: Mapping[str, Any], differentiable: list[str], cotangents: tuple[Any, ...]
@@ -187,19 +204,32 @@ class Jax(Framework):
         start = time.perf_counter()
         grads = self.jax.block_until_ready(pullback(ct))
         gradients = {k: g.conj() for k, g in zip(differentiable, grads, strict=True)}
-        timings = Timings(forward_ms, self._gpu_ms(start))
-        self._forget_compilations()
-        return outputs, gradients, timings
+        return outputs, gradients, Timings(forward_ms, self._gpu_ms(start))
 
-    def _forget_compilations(self) -> None:
-        """Drops JAX's caches of compiled code after each run. A worker sees a new shape almost every case, so
-        they are rarely hit again, and kept they grew a fuzzing worker by about 180 MiB a case (RecurrentGemma's
-        layer, 16 GB after an hour); cleared, by a third of that, and no slower."""
+    def after_run(self, shape: Hashable | None) -> None:
+        """Keeps JAX's compiled code for the shapes of bucketed backends, within `compiled_shapes` shapes and
+        `compiled_mib` of resident memory, and drops all of it past either bound or after a run of any other
+        backend. Such a run is nearly always a new shape, so its code would never be hit again, and kept it
+        grew a fuzzing worker by about 180 MiB a case (RecurrentGemma's layer, 16 GB after an hour)."""
+        if shape is not None:
+            self._kept.add(shape)
+            if len(self._kept) <= self.compiled_shapes and _resident_mib() <= self.compiled_mib:
+                return
         self.jax.clear_caches()
+        self._kept.clear()
 
     def _gpu_ms(self, start: float) -> float | None:
         """Wall time of a blocked-on call, reported only on a GPU (on the CPU it is not a device time)."""
         return (time.perf_counter() - start) * 1e3 if self.device() == "gpu" else None
+
+
+def _resident_mib() -> float:
+    """This process's resident memory now (Linux), or its peak where /proc is not there."""
+    try:
+        with open("/proc/self/statm") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except OSError:
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def _interpret_pallas() -> None:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import inspect
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -51,8 +51,13 @@ CONSTRAINT_KEYS = frozenset(
         "length_multiple",
         "positive_decays",
         "resets_at_start",
+        "shapes",
     }
 )
+#: The shape plans a backend may declare (constraint "shapes"): "bucketed" draws every case's shape from a small
+#: fixed set, so that a kernel compiled per shape (jax.jit, torch.compile) is compiled a few dozen times.
+ShapePlan = Literal["any", "bucketed"]
+SHAPE_PLANS: tuple[ShapePlan, ...] = ("any", "bucketed")
 _DTYPE_TOKENS = {"float32": "fp32", "bfloat16": "bf16"}
 #: Facts of a case (case.json) a kernel function may take as parameters besides its tensors.
 CASE_FACTS = ("heads", "sqrt_gradient")
@@ -88,6 +93,8 @@ class Backend:
         unknown = set(self.constraints) - CONSTRAINT_KEYS
         if unknown:
             raise ValueError(f"unknown constraint(s) {sorted(unknown)} (known: {', '.join(sorted(CONSTRAINT_KEYS))})")
+        if self.constraints.get("shapes", "any") not in SHAPE_PLANS:
+            raise ValueError(f"shapes '{self.constraints['shapes']}' is not one of: {', '.join(SHAPE_PLANS)}")
         self._check_resets(spec)
         names = {t.name for t in spec.inputs if t.role != "positions"} | set(CASE_FACTS) | set(self._reset_parameter)
         strangers = [p for p in self.parameters if p not in names]
@@ -125,6 +132,11 @@ class Backend:
         """The parameter that carries resets to this kernel, where its architecture has resets."""
         has_resets = any(t.role == "positions" for t in self.spec.inputs)
         return (RESET_PARAMETERS[self.conventions.resets],) if has_resets else ()
+
+    @property
+    def bucketed(self) -> bool:
+        """Whether its cases take their shapes from the bucketed set: the framework then keeps compiled code."""
+        return bool(self.constraints.get("shapes") == "bucketed")
 
     @property
     def spec(self) -> ArchitectureSpec:
@@ -196,6 +208,7 @@ def backend(
     constraints: Mapping[str, Any] | None = None,
     backward: Callable[..., Mapping[str, Any]] | None = None,
     omits: tuple[str, ...] = (),
+    shapes: ShapePlan = "any",
 ) -> Callable[[Callable[..., Any]], Backend]:
     """Declares the decorated kernel function as a backend of `architecture`; `variant` defaults to its name.
 
@@ -208,7 +221,14 @@ def backend(
     carry log a exactly and the reference exponentiates it, so none of scancheck's roundings is charged to
     the kernel. `resets` (the RG-LRU layers): how resets reach the kernel, as `segment_pos`, per-step
     boolean `reset` flags, or packed sequences with their offsets `cu_seqlens` (conventions.PackedSequences).
+
+    `shapes="bucketed"` (the constraint `shapes`) is for kernels compiled per shape, as under `jax.jit` or
+    `torch.compile`: every case's shape comes from a fixed set of a few dozen that still crosses every chunk and
+    group boundary, shrinks stay in it, and the framework keeps the compiled code between cases (JAX within a
+    bounded cache) rather than compiling anew for nearly every case.
     """
+
+    declared = {**(constraints or {}), **({"shapes": shapes} if shapes != "any" else {})}
 
     def declare(kernel: Callable[..., Any]) -> Backend:
         return Backend(
@@ -220,7 +240,7 @@ def backend(
             Conventions(layout, complex_layout, resets),
             passes,
             deterministic,
-            dict(constraints or {}),
+            declared,
             backward,
             tuple(omits),
             decays,
@@ -298,7 +318,14 @@ def _evaluate(b: Backend, case: _Case) -> tuple[dict[str, np.ndarray], Timings]:
             gradients = dict(b.backward(**inputs, **facts, **{k: v for k, v in given.items() if v is not None}))
         else:
             outputs, gradients, timings = fw.vjp(forward, inputs, differentiable, cotangents)
-    return _to_spec(b, outputs, gradients, packed), timings
+    written = _to_spec(b, outputs, gradients, packed)
+    fw.after_run(_compiled_shape(b, inputs, facts) if b.bucketed else None)
+    return written, timings
+
+
+def _compiled_shape(b: Backend, inputs: Mapping[str, Any], facts: Mapping[str, Any]) -> Hashable:
+    """What a kernel compiled per shape is compiled for: the backend, its inputs' shapes and dtypes, the facts."""
+    return (b.token, tuple((k, tuple(v.shape), str(v.dtype)) for k, v in inputs.items()), tuple(facts.items()))
 
 
 def _state_from_steps(steps: Any, conv: Conventions, heads: int, fw: Any) -> Any:

@@ -85,5 +85,18 @@ TEST(WorkerProtocolHello, ResetsAtStartNeedResets) {
   EXPECT_NE(hello_error(backend_with("rglru", R"(, "constraints": {"resets_at_start": true, "resets": false})")), "");
 }
 
+// The shape plan: "bucketed" or "any" (the default); another word is bad input naming the field and both words.
+TEST(WorkerProtocolHello, ShapesAreAPlanOfAnyOrBucketed) {
+  const auto plan = [](const char* constraints) {
+    return parse_hello_answer(backend_with("scan", constraints), "w").backends.at(0).constraints.shapes;
+  };
+  EXPECT_EQ(plan(""), ShapePlan::any);
+  EXPECT_EQ(plan(R"(, "constraints": {"shapes": "bucketed"})"), ShapePlan::bucketed);
+  EXPECT_EQ(plan(R"(, "constraints": {"shapes": "any"})"), ShapePlan::any);
+  const std::string error = hello_error(backend_with("scan", R"(, "constraints": {"shapes": "buckets"})"));
+  EXPECT_NE(error.find("constraints.shapes"), std::string::npos) << error;
+  EXPECT_NE(error.find("any, bucketed"), std::string::npos) << error;
+}
+
 }  // namespace
 }  // namespace scancheck::foreign
