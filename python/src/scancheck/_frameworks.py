@@ -19,7 +19,7 @@ import numpy as np
 
 FrameworkName = Literal["numpy", "torch", "jax"]
 FRAMEWORKS: tuple[FrameworkName, ...] = ("numpy", "torch", "jax")
-#: The most shapes whose compiled code is kept for bucketed backends (one backend's set is a few dozen).
+#: The most shapes of one bucketed backend whose compiled code is kept (its set is a few dozen).
 COMPILED_SHAPES = 128
 
 
@@ -68,8 +68,8 @@ class Framework:
     ) -> tuple[tuple[Any, ...], dict[str, Any], Timings]:
         raise AssertionError("unreachable: Backend refuses a numpy backward without backward=")
 
-    def after_run(self, shape: Hashable | None) -> None:
-        """Told after each run the shape a bucketed backend ran (its code worth keeping compiled), or None."""
+    def after_run(self, shape: tuple[str, Hashable] | None) -> None:
+        """Told after each run (backend, shape) of a bucketed backend (its code worth keeping compiled), or None."""
 
 
 class Torch(Framework):
@@ -103,11 +103,11 @@ class Torch(Framework):
     def moveaxis(self, x: Any, source: int, destination: int) -> Any:
         return x.movedim(source, destination)
 
-    def after_run(self, shape: Hashable | None) -> None:
+    def after_run(self, shape: tuple[str, Hashable] | None) -> None:
         """torch.compile keeps its compiled code itself, but past its recompile limit (8) it runs the function
         uncompiled without a word: for a bucketed backend the limit is raised to COMPILED_SHAPES, so that every
         shape of the set runs compiled, as the kernel's users run it."""
-        config = self.torch._dynamo.config
+        config: Any = self.torch._dynamo.config  # its attributes are set at run time: no stubs
         if shape is not None and config.recompile_limit < COMPILED_SHAPES:
             config.recompile_limit = COMPILED_SHAPES
 
@@ -158,9 +158,10 @@ class Jax(Framework):
         import jax
 
         self.jax: Any = jax  # JAX's own annotations are partial; the calls below are checked by the tests
-        #: The resident memory past which compiled code is dropped (SCANCHECK_COMPILED_MIB, default 4 GiB).
-        self.compiled_mib = float(os.environ.get("SCANCHECK_COMPILED_MIB", 4096))
-        self._kept: set[Hashable] = set()
+        #: The resident memory past which compiled code is dropped: SCANCHECK_COMPILED_MIB, by default a quarter
+        #: of the machine's memory and at least 4 GiB (RecurrentGemma's jitted layer holds about 25 MiB a shape).
+        self.compiled_mib = float(os.environ.get("SCANCHECK_COMPILED_MIB", max(4096, _physical_mib() / 4)))
+        self._kept: dict[str, set[Hashable]] = {}
         if self.device() == "cpu":
             _interpret_pallas()
 
@@ -206,14 +207,17 @@ class Jax(Framework):
         gradients = {k: g.conj() for k, g in zip(differentiable, grads, strict=True)}
         return outputs, gradients, Timings(forward_ms, self._gpu_ms(start))
 
-    def after_run(self, shape: Hashable | None) -> None:
-        """Keeps JAX's compiled code for the shapes of bucketed backends, within `compiled_shapes` shapes and
-        `compiled_mib` of resident memory, and drops all of it past either bound or after a run of any other
-        backend. Such a run is nearly always a new shape, so its code would never be hit again, and kept it
-        grew a fuzzing worker by about 180 MiB a case (RecurrentGemma's layer, 16 GB after an hour)."""
+    def after_run(self, shape: tuple[str, Hashable] | None) -> None:
+        """Keeps JAX's compiled code for the shapes of bucketed backends (backend, shape), within
+        `compiled_shapes` shapes of any one backend and `compiled_mib` of resident memory, and drops all of it
+        past either bound or after a run of any other backend. Such a run is nearly always a new shape, so its
+        code would never be hit again, and kept it grew a fuzzing worker by about 180 MiB a case
+        (RecurrentGemma's layer, 16 GB after an hour)."""
         if shape is not None:
-            self._kept.add(shape)
-            if len(self._kept) <= self.compiled_shapes and _resident_mib() <= self.compiled_mib:
+            backend, signature = shape
+            kept = self._kept.setdefault(backend, set())
+            kept.add(signature)
+            if len(kept) <= self.compiled_shapes and _resident_mib() <= self.compiled_mib:
                 return
         self.jax.clear_caches()
         self._kept.clear()
@@ -221,6 +225,10 @@ class Jax(Framework):
     def _gpu_ms(self, start: float) -> float | None:
         """Wall time of a blocked-on call, reported only on a GPU (on the CPU it is not a device time)."""
         return (time.perf_counter() - start) * 1e3 if self.device() == "gpu" else None
+
+
+def _physical_mib() -> float:
+    return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
 def _resident_mib() -> float:

@@ -323,9 +323,9 @@ def _evaluate(b: Backend, case: _Case) -> tuple[dict[str, np.ndarray], Timings]:
     return written, timings
 
 
-def _compiled_shape(b: Backend, inputs: Mapping[str, Any], facts: Mapping[str, Any]) -> Hashable:
+def _compiled_shape(b: Backend, inputs: Mapping[str, Any], facts: Mapping[str, Any]) -> tuple[str, Hashable]:
     """What a kernel compiled per shape is compiled for: the backend, its inputs' shapes and dtypes, the facts."""
-    return (b.token, tuple((k, tuple(v.shape), str(v.dtype)) for k, v in inputs.items()), tuple(facts.items()))
+    return b.token, (tuple((k, tuple(v.shape), str(v.dtype)) for k, v in inputs.items()), tuple(facts.items()))
 
 
 def _state_from_steps(steps: Any, conv: Conventions, heads: int, fw: Any) -> Any:
