@@ -107,9 +107,12 @@ class Torch(Framework):
         """torch.compile keeps its compiled code itself, but past its recompile limit (8) it runs the function
         uncompiled without a word: for a bucketed backend the limit is raised to COMPILED_SHAPES, so that every
         shape of the set runs compiled, as the kernel's users run it."""
-        config: Any = self.torch._dynamo.config  # its attributes are set at run time: no stubs
-        if shape is not None and config.recompile_limit < COMPILED_SHAPES:
-            config.recompile_limit = COMPILED_SHAPES
+        if shape is None:
+            return
+        import torch._dynamo  # not imported with torch itself
+
+        config: Any = torch._dynamo.config  # its attributes are set at run time: no stubs
+        config.recompile_limit = max(config.recompile_limit, COMPILED_SHAPES)
 
     def _timed(self, call: Callable[[], Any]) -> tuple[Any, float | None]:
         if self._device != "cuda":
