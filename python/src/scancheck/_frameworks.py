@@ -162,7 +162,7 @@ class Jax(Framework):
 
         self.jax: Any = jax  # JAX's own annotations are partial; the calls below are checked by the tests
         #: The resident memory past which compiled code is dropped: SCANCHECK_COMPILED_MIB, by default a quarter
-        #: of the machine's memory and at least 4 GiB (RecurrentGemma's jitted layer holds about 25 MiB a shape).
+        #: of the machine's memory and at least 4 GiB (RecurrentGemma's jitted layer holds 25 to 80 MiB a shape).
         self.compiled_mib = float(os.environ.get("SCANCHECK_COMPILED_MIB", max(4096, _physical_mib() / 4)))
         self._kept: dict[str, set[Hashable]] = {}
         if self.device() == "cpu":
