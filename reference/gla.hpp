@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: Apache-2.0
+//! @file
+//! The exact reference of gated linear attention (recurrences.md section 7) on tensors in fla's layout:
+//! `gla` with a log gate per key channel, `simple_gla` with one per head and step (Mamba2's SSD core,
+//! RetNet, lightning attention). Every output and gradient is evaluated in float128 or mpfr50 and rounded
+//! once to float64; float64 is the same code at working precision, for baselines.
+//!
+//! Packed sequences follow fla's `cu_seqlens`: with offsets the batch is one row of N sequences laid end to
+//! end, each starting from its own initial state h0[n] and ending in its own final state ht[n]; nothing
+//! crosses from one sequence to the next.
+//!
+//! Example (a batch of two sequences of length 5, one head, K = 4, V = 3):
+//!
+//!     GlaProblem p;
+//!     p.q = Tensor<double>({2, 5, 1, 4}, 0.5);  p.k = p.q;  p.g = Tensor<double>({2, 5, 1, 4}, -0.1);
+//!     p.v = Tensor<double>({2, 5, 1, 3}, 1.0);  p.d_o = p.v;
+//!     auto exact = gla_reference(p, Precision::float128);   // exact.at("o"), exact.at("dg"), ...
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/tensor.hpp"
+#include "reference/reference.hpp"
+
+namespace scancheck {
+
+//! Where the log gates live: one per key channel ([B, T, H, K], `gla`) or one per head ([B, T, H], `simple_gla`).
+enum class GateForm { vector, scalar };
+
+//! Inputs and cotangents in fla's [B, T, H, D] layout (head-first layouts are transposed at the edge).
+struct GlaProblem {
+  GateForm gates = GateForm::vector;
+  Tensor<double> q;                     //!< [B, T, H, K]
+  Tensor<double> k;                     //!< [B, T, H, K]
+  Tensor<double> v;                     //!< [B, T, H, V]
+  Tensor<double> g;                     //!< log gates, <= 0 in practice: [B, T, H, K] or [B, T, H]
+  std::optional<Tensor<double>> h0;     //!< [N, H, K, V]; absent: zero
+  Tensor<double> d_o;                   //!< [B, T, H, V], the cotangent of o
+  std::optional<Tensor<double>> dht;    //!< [N, H, K, V]; absent: zero
+  std::optional<double> scale;          //!< absent: K^-1/2, exactly
+  std::vector<std::int64_t> cu_seqlens;  //!< empty: N = B sequences; else B = 1 and N + 1 offsets 0 = c_0 <= ... = T
+};
+
+//! The sequences of a problem, N of them: [begin, end) rows of batch entry `batch`.
+struct GlaSequenceSpan {
+  std::int64_t batch, begin, end;
+};
+//! Throws InputError naming the first inconsistency (a tensor's shape, the offsets, a non-finite scale).
+std::vector<GlaSequenceSpan> gla_sequences(const GlaProblem&);
+
+//! The output and gradient names, in the order of recurrences.md section 7.
+inline constexpr std::string_view gla_output_names[] = {"o", "ht", "dq", "dk", "dv", "dg", "dh0"};
+
+//! Every output and gradient of recurrences.md section 7 by name: o [B, T, H, V], ht [N, H, K, V], dq, dk
+//! [B, T, H, K], dv [B, T, H, V], dg shaped as g, dh0 [N, H, K, V]. Precision float128, mpfr50 or float64;
+//! `threads` 0 is every hardware thread (results do not depend on it). Throws InputError as gla_sequences.
+std::map<std::string, Tensor<double>> gla_reference(const GlaProblem&, Precision = Precision::float128,
+                                                    int threads = 0);
+
+}  // namespace scancheck
