@@ -29,7 +29,8 @@ std::vector<S> gather_rows(const Tensor<double>& t, const GlaSequenceSpan& s, st
   std::vector<S> rows;
   rows.reserve((s.end - s.begin) * copies);
   for (std::int64_t r = s.begin; r < s.end; ++r)
-    for (std::int64_t d = 0; d < copies; ++d) rows.push_back(S(t[((s.batch * T + r) * H + head) * D + (D == 1 ? 0 : d)]));
+    for (std::int64_t d = 0; d < copies; ++d)
+      rows.push_back(S(t[((s.batch * T + r) * H + head) * D + (D == 1 ? 0 : d)]));
   return rows;
 }
 
@@ -54,7 +55,8 @@ void scatter_rows(const std::vector<S>& rows, Tensor<double>& t, const GlaSequen
       t[(s.batch * T + r) * H + head] = ref::to_double(sum);
       continue;
     }
-    for (std::int64_t d = 0; d < D; ++d) t[((s.batch * T + r) * H + head) * D + d] = ref::to_double(rows[(r - s.begin) * D + d]);
+    for (std::int64_t d = 0; d < D; ++d)
+      t[((s.batch * T + r) * H + head) * D + d] = ref::to_double(rows[(r - s.begin) * D + d]);
   }
 }
 
@@ -113,8 +115,9 @@ std::vector<GlaSequenceSpan> gla_sequences(const GlaProblem& p) {
   if (p.q.rank() != 4) throw InputError("gla: q is " + to_string(p.q.dims()) + ", expected [B, T, H, K]");
   if (p.v.rank() != 4) throw InputError("gla: v is " + to_string(p.v.dims()) + ", expected [B, T, H, V]");
   const std::int64_t B = p.q.dim(0), T = p.q.dim(1), H = p.q.dim(2), K = p.q.dim(3), V = p.v.dim(3);
-  if (K < 1 || V < 1 || H < 1) throw InputError("gla: K, V and H must be positive, got q " + to_string(p.q.dims()) +
-                                                " and v " + to_string(p.v.dims()));
+  if (K < 1 || V < 1 || H < 1)
+    throw InputError("gla: K, V and H must be positive, got q " + to_string(p.q.dims()) + " and v " +
+                     to_string(p.v.dims()));
   expect_dims("k", p.k, {B, T, H, K});
   expect_dims("v", p.v, {B, T, H, V});
   expect_dims("g", p.g, p.gates == GateForm::vector ? Dims{B, T, H, K} : Dims{B, T, H});
@@ -129,7 +132,8 @@ std::vector<GlaSequenceSpan> gla_sequences(const GlaProblem& p) {
     if (c.size() < 2 || c.front() != 0 || c.back() != T)
       throw InputError("gla: cu_seqlens must run from 0 to T = " + std::to_string(T));
     for (std::size_t n = 0; n + 1 < c.size(); ++n) {
-      if (c[n + 1] < c[n]) throw InputError("gla: cu_seqlens must not decrease (at offset " + std::to_string(n + 1) + ")");
+      if (c[n + 1] < c[n])
+        throw InputError("gla: cu_seqlens must not decrease (at offset " + std::to_string(n + 1) + ")");
       spans.push_back({0, c[n], c[n + 1]});
     }
   }
@@ -144,8 +148,9 @@ std::map<std::string, Tensor<double>> gla_reference(const GlaProblem& p, Precisi
     case Precision::float128: return evaluate<ref::float128>(p, threads);
     case Precision::mpfr50: return evaluate<ref::mpfr50>(p, threads);
     case Precision::float64: return evaluate<double>(p, threads);
-    default: throw InputError("gla: the reference evaluates in float128, mpfr50 or float64, not " +
-                              std::string(to_string(precision)));
+    default:
+      throw InputError("gla: the reference evaluates in float128, mpfr50 or float64, not " +
+                       std::string(to_string(precision)));
   }
 }
 

@@ -35,14 +35,14 @@ enum class GateForm { vector, scalar };
 //! Inputs and cotangents in fla's [B, T, H, D] layout (head-first layouts are transposed at the edge).
 struct GlaProblem {
   GateForm gates = GateForm::vector;
-  Tensor<double> q;                     //!< [B, T, H, K]
-  Tensor<double> k;                     //!< [B, T, H, K]
-  Tensor<double> v;                     //!< [B, T, H, V]
-  Tensor<double> g;                     //!< log gates, <= 0 in practice: [B, T, H, K] or [B, T, H]
-  std::optional<Tensor<double>> h0;     //!< [N, H, K, V]; absent: zero
-  Tensor<double> d_o;                   //!< [B, T, H, V], the cotangent of o
-  std::optional<Tensor<double>> dht;    //!< [N, H, K, V]; absent: zero
-  std::optional<double> scale;          //!< absent: K^-1/2, exactly
+  Tensor<double> q;                      //!< [B, T, H, K]
+  Tensor<double> k;                      //!< [B, T, H, K]
+  Tensor<double> v;                      //!< [B, T, H, V]
+  Tensor<double> g;                      //!< log gates, <= 0 in practice: [B, T, H, K] or [B, T, H]
+  std::optional<Tensor<double>> h0;      //!< [N, H, K, V]; absent: zero
+  Tensor<double> d_o;                    //!< [B, T, H, V], the cotangent of o
+  std::optional<Tensor<double>> dht;     //!< [N, H, K, V]; absent: zero
+  std::optional<double> scale;           //!< absent: K^-1/2, exactly
   std::vector<std::int64_t> cu_seqlens;  //!< empty: N = B sequences; else B = 1 and N + 1 offsets 0 = c_0 <= ... = T
 };
 

@@ -106,7 +106,7 @@ GlaSequenceOutputs<S> gla_sequence(const GlaSequenceInputs<S>& in) {
   // reverse_chunk_replay: for each interval, last first, rebuild S_{t-1} for its steps from the checkpoint,
   // then run the cotangent back through them.
   std::vector<S> cotangent = in.dht.empty() ? std::vector<S>(K * V, S(0)) : in.dht;  // diag(alpha_{t+1}) D_{t+1}
-  std::vector<std::vector<S>> previous;                                               // previous[t - begin] = S_{t-1}
+  std::vector<std::vector<S>> previous;                                              // previous[t - begin] = S_{t-1}
   std::vector<S> alpha(K);
   for (std::int64_t c = static_cast<std::int64_t>(checkpoints.size()) - 1; c >= 0; --c) {
     const std::int64_t begin = c * interval, end = std::min(L, begin + interval);

@@ -113,8 +113,8 @@ TEST(GlaReference, BackwardIsTheGradientOfTheLossAlongEveryDirection) {
   // forward-mode AD, must be the backward's gradients dotted with the direction.
   for (std::uint64_t seed = 1; seed <= 12; ++seed) {
     const bool states = seed % 3 != 0;
-    const GlaProblem p = random_problem(seed, GateForm::vector, 1, 1 + seed * 3 % 23, 1, 1 + seed % 4, 1 + seed % 3,
-                                        states);
+    const GlaProblem p =
+        random_problem(seed, GateForm::vector, 1, 1 + seed * 3 % 23, 1, 1 + seed % 4, 1 + seed % 3, states);
     SCOPED_TRACE("seed " + std::to_string(seed) + " T " + std::to_string(p.q.dim(1)));
     const auto exact = ref::gla_sequence(sequence_of<float128>(p, 0, 0));
     auto dual = sequence_of<Dual<float128>>(p, 0, 0);
@@ -250,7 +250,8 @@ TEST(GlaReference, ScalarGatesAreVectorGatesBroadcast) {
   for (std::int64_t n = 0; n < simple.g.size(); ++n)
     for (std::int64_t i = 0; i < 4; ++i) vector.g[n * 4 + i] = simple.g[n];
   const auto a = gla_reference(simple, Precision::float128), b = gla_reference(vector, Precision::float128);
-  for (const char* name : {"o", "ht", "dq", "dk", "dv", "dh0"}) EXPECT_EQ(a.at(name).values(), b.at(name).values()) << name;
+  for (const char* name : {"o", "ht", "dq", "dk", "dv", "dh0"})
+    EXPECT_EQ(a.at(name).values(), b.at(name).values()) << name;
   const auto magnitude = gla_reference(absolute(vector), Precision::float64);
   for (std::int64_t n = 0; n < simple.g.size(); ++n) {
     double sum = 0, scale = 0;
