@@ -5,6 +5,7 @@
 #include "reference/gla.hpp"
 
 #include <cmath>
+#include <functional>
 #include <string>
 
 #include "core/error.hpp"
@@ -44,40 +45,60 @@ std::vector<S> gather_state(const std::optional<Tensor<double>>& t, std::int64_t
   return state;
 }
 
+//! Where one projection of a run's outputs goes: `project` maps a scalar to the double stored (its value,
+//! or a derivative).
 template <class S>
-void scatter_rows(const std::vector<S>& rows, Tensor<double>& t, const GlaSequenceSpan& s, std::int64_t head) {
+struct Sink {
+  std::map<std::string, Tensor<double>>* tensors;
+  std::function<double(const S&)> project;
+};
+
+template <class S>
+void scatter_rows(const std::vector<S>& rows, const Sink<S>& sink, const char* name, const GlaSequenceSpan& s,
+                  std::int64_t head) {
+  Tensor<double>& t = sink.tensors->at(name);
   const std::int64_t T = t.dim(1), H = t.dim(2), D = t.rank() == 4 ? t.dim(3) : 1;
   const std::int64_t width = static_cast<std::int64_t>(rows.size()) / std::max<std::int64_t>(s.end - s.begin, 1);
   for (std::int64_t r = s.begin; r < s.end; ++r) {
     if (D == 1 && width > 1) {  // a scalar gate's gradient: the sum over the K channels it multiplies, in order
       S sum(0);
       for (std::int64_t d = 0; d < width; ++d) sum = sum + rows[(r - s.begin) * width + d];
-      t[(s.batch * T + r) * H + head] = ref::to_double(sum);
+      t[(s.batch * T + r) * H + head] = sink.project(sum);
       continue;
     }
     for (std::int64_t d = 0; d < D; ++d)
-      t[((s.batch * T + r) * H + head) * D + d] = ref::to_double(rows[(r - s.begin) * D + d]);
+      t[((s.batch * T + r) * H + head) * D + d] = sink.project(rows[(r - s.begin) * D + d]);
   }
 }
 
 template <class S>
-void scatter_state(const std::vector<S>& state, Tensor<double>& t, std::int64_t n, std::int64_t head) {
+void scatter_state(const std::vector<S>& state, const Sink<S>& sink, const char* name, std::int64_t n,
+                   std::int64_t head) {
+  Tensor<double>& t = sink.tensors->at(name);
   const std::int64_t H = t.dim(1), KV = t.dim(2) * t.dim(3);
-  for (std::int64_t e = 0; e < KV; ++e) t[(n * H + head) * KV + e] = ref::to_double(state[e]);
+  for (std::int64_t e = 0; e < KV; ++e) t[(n * H + head) * KV + e] = sink.project(state[e]);
 }
 
-template <class S>
-std::map<std::string, Tensor<double>> evaluate(const GlaProblem& p, int threads) {
-  const std::vector<GlaSequenceSpan> spans = gla_sequences(p);
-  const std::int64_t N = static_cast<std::int64_t>(spans.size()), H = p.q.dim(2), K = p.q.dim(3), V = p.v.dim(3);
+//! Output tensors of every name, shaped for `p`, filled with zeros.
+std::map<std::string, Tensor<double>> output_tensors(const GlaProblem& p, std::int64_t sequences) {
+  const std::int64_t H = p.q.dim(2), K = p.q.dim(3), V = p.v.dim(3);
   std::map<std::string, Tensor<double>> out;
   out.emplace("o", Tensor<double>(p.v.dims()));
-  out.emplace("ht", Tensor<double>({N, H, K, V}));
+  out.emplace("ht", Tensor<double>({sequences, H, K, V}));
   out.emplace("dq", Tensor<double>(p.q.dims()));
   out.emplace("dk", Tensor<double>(p.k.dims()));
   out.emplace("dv", Tensor<double>(p.v.dims()));
   out.emplace("dg", Tensor<double>(p.g.dims()));
-  out.emplace("dh0", Tensor<double>({N, H, K, V}));
+  out.emplace("dh0", Tensor<double>({sequences, H, K, V}));
+  return out;
+}
+
+//! Runs gla_sequence in the scalar S on every (sequence, head) of `p`, on `threads` threads, after
+//! `prepare(in)` has adjusted the gathered inputs, and stores every sink's projection of the outputs.
+template <class S, class Prepare>
+void run_sequences(const GlaProblem& p, int threads, Prepare prepare, const std::vector<Sink<S>>& sinks) {
+  const std::vector<GlaSequenceSpan> spans = gla_sequences(p);
+  const std::int64_t N = static_cast<std::int64_t>(spans.size()), H = p.q.dim(2), K = p.q.dim(3), V = p.v.dim(3);
   using std::sqrt;
   const S scale = p.scale ? S(*p.scale) : S(1) / sqrt(S(static_cast<double>(K)));
   const int workers = threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -97,16 +118,36 @@ std::map<std::string, Tensor<double>> evaluate(const GlaProblem& p, int threads)
     in.d_o = gather_rows<S>(p.d_o, s, h);
     in.h0 = gather_state<S>(p.h0, n, h);
     in.dht = gather_state<S>(p.dht, n, h);
+    prepare(in);
     const ref::GlaSequenceOutputs<S> r = ref::gla_sequence(in);
-    scatter_rows(r.o, out.at("o"), s, h);
-    scatter_rows(r.dq, out.at("dq"), s, h);
-    scatter_rows(r.dk, out.at("dk"), s, h);
-    scatter_rows(r.dv, out.at("dv"), s, h);
-    scatter_rows(r.dg, out.at("dg"), s, h);
-    scatter_state(r.ht, out.at("ht"), n, h);
-    scatter_state(r.dh0, out.at("dh0"), n, h);
+    for (const Sink<S>& sink : sinks) {
+      scatter_rows(r.o, sink, "o", s, h);
+      scatter_rows(r.dq, sink, "dq", s, h);
+      scatter_rows(r.dk, sink, "dk", s, h);
+      scatter_rows(r.dv, sink, "dv", s, h);
+      scatter_rows(r.dg, sink, "dg", s, h);
+      scatter_state(r.ht, sink, "ht", n, h);
+      scatter_state(r.dh0, sink, "dh0", n, h);
+    }
   });
+}
+
+template <class S>
+std::map<std::string, Tensor<double>> evaluate(const GlaProblem& p, int threads) {
+  auto out = output_tensors(p, static_cast<std::int64_t>(gla_sequences(p).size()));
+  run_sequences<S>(p, threads, [](auto&) {}, {Sink<S>{&out, [](const S& x) { return ref::to_double(x); }}});
   return out;
+}
+
+//! |x| of every input and cotangent (and of the scale); the gates as given.
+GlaProblem absolute(GlaProblem p) {
+  for (Tensor<double>* t : {&p.q, &p.k, &p.v, &p.d_o})
+    for (double& x : t->values()) x = std::fabs(x);
+  for (auto* t : {&p.h0, &p.dht})
+    if (*t)
+      for (double& x : (*t)->values()) x = std::fabs(x);
+  if (p.scale) p.scale = std::fabs(*p.scale);
+  return p;
 }
 
 }  // namespace
@@ -152,6 +193,10 @@ std::map<std::string, Tensor<double>> gla_reference(const GlaProblem& p, Precisi
       throw InputError("gla: the reference evaluates in float128, mpfr50 or float64, not " +
                        std::string(to_string(precision)));
   }
+}
+
+std::map<std::string, Tensor<double>> gla_term_magnitudes(const GlaProblem& p, int threads) {
+  return evaluate<double>(absolute(p), threads);
 }
 
 }  // namespace scancheck

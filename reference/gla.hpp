@@ -62,4 +62,9 @@ inline constexpr std::string_view gla_output_names[] = {"o", "ht", "dq", "dk", "
 std::map<std::string, Tensor<double>> gla_reference(const GlaProblem&, Precision = Precision::float128,
                                                     int threads = 0);
 
+//! Each output's sum of the magnitudes of its terms: the same recurrences over |q|, |k|, |v|, |h0|, |do| and
+//! |dht| with the gates as given, in float64. Any evaluation of an output with relative rounding e per term
+//! errs by at most e times this, so it is the scale rounding is measured against.
+std::map<std::string, Tensor<double>> gla_term_magnitudes(const GlaProblem&, int threads = 0);
+
 }  // namespace scancheck

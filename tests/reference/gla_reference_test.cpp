@@ -9,18 +9,25 @@
 //!   dht * ht summed over V;
 //! - packed sequences (cu_seqlens) against the same sequences as separate batch entries, scalar gates
 //!   against vector gates broadcast, float128 against mpfr50, one thread against many;
-//! - bad input named.
+//! - bad input named;
+//! - fla's own naive forms in float64 (tests/fixtures/fla_gla, regenerate_fla_gla.py): every element within
+//!   float64's rounding of an evaluation of its terms.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
 #include <map>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/json_reader.hpp"
+#include "core/npy.hpp"
 #include "reference/dual.hpp"
 #include "reference/gla.hpp"
 #include "reference/gla_sequence.hpp"
@@ -63,16 +70,6 @@ GlaProblem random_problem(std::uint64_t seed, GateForm gates, std::int64_t B, st
     p.h0 = d.tensor({B, H, K, V});
     p.dht = d.tensor({B, H, K, V});
   }
-  return p;
-}
-
-//! |x| of every input and cotangent, gates kept: the reference of it is each output's sum of |terms|.
-GlaProblem absolute(GlaProblem p) {
-  for (Tensor<double>* t : {&p.q, &p.k, &p.v, &p.d_o})
-    for (double& x : t->values()) x = std::fabs(x);
-  for (auto* t : {&p.h0, &p.dht})
-    if (*t)
-      for (double& x : (*t)->values()) x = std::fabs(x);
   return p;
 }
 
@@ -148,7 +145,7 @@ TEST(GlaReference, ForwardEqualsTheParallelForm) {
     GlaProblem p = random_problem(7 + static_cast<int>(gates), gates, 2, 19, 2, 5, 3);
     p.scale = 0.3;
     const auto exact = gla_reference(p, Precision::float128, 1);
-    const auto magnitude = gla_reference(absolute(p), Precision::float64, 1);
+    const auto magnitude = gla_term_magnitudes(p, 1);
     const std::int64_t B = 2, T = 19, H = 2, K = 5, V = 3;
     for (std::int64_t b = 0; b < B; ++b)
       for (std::int64_t h = 0; h < H; ++h) {
@@ -252,7 +249,7 @@ TEST(GlaReference, ScalarGatesAreVectorGatesBroadcast) {
   const auto a = gla_reference(simple, Precision::float128), b = gla_reference(vector, Precision::float128);
   for (const char* name : {"o", "ht", "dq", "dk", "dv", "dh0"})
     EXPECT_EQ(a.at(name).values(), b.at(name).values()) << name;
-  const auto magnitude = gla_reference(absolute(vector), Precision::float64);
+  const auto magnitude = gla_term_magnitudes(vector);
   for (std::int64_t n = 0; n < simple.g.size(); ++n) {
     double sum = 0, scale = 0;
     for (std::int64_t i = 0; i < 4; ++i) sum += b.at("dg")[n * 4 + i], scale += magnitude.at("dg")[n * 4 + i];
@@ -267,7 +264,7 @@ TEST(GlaReference, PrecisionsAgreeAndThreadsChangeNothing) {
   p.cu_seqlens = {};
   const auto quad = gla_reference(p, Precision::float128, 1), mpfr = gla_reference(p, Precision::mpfr50, 3);
   const auto working = gla_reference(p, Precision::float64, 4), threaded = gla_reference(p, Precision::float128, 4);
-  const auto magnitude = gla_reference(absolute(p), Precision::float64);
+  const auto magnitude = gla_term_magnitudes(p);
   for (std::string_view name : gla_output_names) {
     const std::string n(name);
     EXPECT_EQ(quad.at(n).values(), mpfr.at(n).values()) << n << ": both round the same exact value to double";
@@ -307,6 +304,64 @@ TEST(GlaReference, BadInputIsNamed) {
   p = good;
   p.scale = std::nan("");
   EXPECT_EQ(message(p), "gla: the scale must be finite");
+}
+
+namespace fs = std::filesystem;
+
+//! A fixture case directory as a problem: inputs as stored (float32 values), case.json's scale.
+GlaProblem load_fixture(const fs::path& dir, std::string& architecture) {
+  const JsonReader reader((dir / "case.json").string());
+  std::ifstream file(dir / "case.json");
+  const auto json = nlohmann::json::parse(file);
+  architecture = reader.text(json, "", "architecture");
+  GlaProblem p;
+  p.gates = architecture == "gla" ? GateForm::vector : GateForm::scalar;
+  p.scale = reader.optional_real(json, "", "scale");
+  const auto load = [&](const char* name) {
+    const Tensor<float> t = read_npy_float(dir / (std::string(name) + ".npy"));
+    return Tensor<double>(t.dims(), std::vector<double>(t.values().begin(), t.values().end()));
+  };
+  p.q = load("q"), p.k = load("k"), p.v = load("v"), p.g = load("g"), p.d_o = load("do");
+  if (fs::exists(dir / "h0.npy")) p.h0 = load("h0"), p.dht = load("dht");
+  if (fs::exists(dir / "cu_seqlens.npy")) {
+    const Tensor<std::int32_t> offsets = read_npy_int32(dir / "cu_seqlens.npy");
+    p.cu_seqlens.assign(offsets.values().begin(), offsets.values().end());
+  }
+  return p;
+}
+
+TEST(GlaFixtures, AgreeWithFlasNaiveFormsToFloat64Rounding) {
+  // fla's naive recurrent forms in float64 multiply up to T decays, each rounded, and add up to T + K or T + V
+  // terms: an error of at most (2 T + K + V + 8) u64 of the element's sum of |terms|. Both architectures, four
+  // regimes each (default, long_memory, resets with cu_seqlens, extreme), must be present and agree.
+  const fs::path root = fs::path(SCANCHECK_FIXTURES_DIR) / "fla_gla";
+  std::vector<fs::path> cases;
+  for (const auto& entry : fs::directory_iterator(root))
+    if (fs::exists(entry.path() / "case.json")) cases.push_back(entry.path());
+  std::sort(cases.begin(), cases.end());
+  ASSERT_EQ(cases.size(), 8u) << "under " << root;
+  for (const fs::path& dir : cases) {
+    std::string architecture;
+    const GlaProblem p = load_fixture(dir, architecture);
+    SCOPED_TRACE(dir.filename().string());
+    const auto exact = gla_reference(p, Precision::float128), magnitude = gla_term_magnitudes(p);
+    const std::int64_t T = p.q.dim(1), K = p.q.dim(3), V = p.v.dim(3);
+    const double allowed = static_cast<double>(2 * T + K + V + 8);
+    double worst = 0;
+    for (std::string_view name : gla_output_names) {
+      const std::string n(name);
+      const Tensor<double> expected = read_npy_double(dir / "expected" / (n + ".npy"));
+      ASSERT_EQ(expected.dims(), exact.at(n).dims()) << n;
+      for (std::int64_t e = 0; e < expected.size(); ++e) {
+        const double units = std::fabs(expected[e] - exact.at(n)[e]) / (0x1p-53 * magnitude.at(n)[e] + 1e-300);
+        EXPECT_LE(units, allowed) << n << " at " << index_string(expected.dims(), e) << ": fla " << expected[e]
+                                  << ", exact " << exact.at(n)[e];
+        worst = std::max(worst, units);
+      }
+    }
+    std::cout << dir.filename().string() << ": worst " << worst << " u64 of the terms' magnitude (allowed " << allowed
+              << ")\n";
+  }
 }
 
 }  // namespace
