@@ -4,11 +4,13 @@
 //! scalar on its own thread, and scattered back rounded once to float64.
 #include "reference/gla.hpp"
 
+#include <bit>
 #include <cmath>
 #include <functional>
 #include <string>
 
 #include "core/error.hpp"
+#include "reference/dual.hpp"
 #include "reference/gla_sequence.hpp"
 #define SCANCHECK_REFERENCE_EVALUATE_INTERNAL
 #include "reference/evaluate.hpp"
@@ -189,6 +191,7 @@ std::map<std::string, Tensor<double>> gla_reference(const GlaProblem& p, Precisi
     case Precision::float128: return evaluate<ref::float128>(p, threads);
     case Precision::mpfr50: return evaluate<ref::mpfr50>(p, threads);
     case Precision::float64: return evaluate<double>(p, threads);
+    case Precision::float32: return evaluate<float>(p, threads);
     default:
       throw InputError("gla: the reference evaluates in float128, mpfr50 or float64, not " +
                        std::string(to_string(precision)));
@@ -197,6 +200,145 @@ std::map<std::string, Tensor<double>> gla_reference(const GlaProblem& p, Precisi
 
 std::map<std::string, Tensor<double>> gla_term_magnitudes(const GlaProblem& p, int threads) {
   return evaluate<double>(absolute(p), threads);
+}
+
+namespace {
+
+constexpr double u32 = 0x1p-24;       // float32's unit roundoff
+constexpr double flush32 = 0x1p-126;  // what a flushed result may lose
+constexpr double exp_ulps = 4;        // exp, or exp2 after the argument's own rounding (counted apart)
+
+//! D(L): the additions trees over the sequence add beyond a sequential order's (order_free_bound.hpp).
+double tree_additions(std::int64_t length) {
+  return 2.0 * std::bit_width(static_cast<std::uint64_t>(std::max<std::int64_t>(length, 2) - 1)) + 4;
+}
+
+//! Lambda_t[i]: the sum of |g| over the `chunk` steps of sequence `s` ending at t, laid out as [L, K] rows of
+//! one (sequence, head): the most a chunk-local cumulative gate reaching back from t can hold.
+template <class S>
+std::vector<double> window_sums(const ref::GlaSequenceInputs<S>& in, std::int64_t chunk) {
+  const std::int64_t L = in.length, K = in.keys;
+  std::vector<double> sums(L * K, 0.0);
+  using ref::value_of;  // a Dual's own by ADL
+  const auto size = [&](std::int64_t at) { return std::fabs(static_cast<double>(value_of(in.g[at]))); };
+  for (std::int64_t i = 0; i < K; ++i) {
+    double window = 0;
+    for (std::int64_t t = 0; t < L; ++t) {
+      window += size(t * K + i);
+      if (t >= chunk) window -= size((t - chunk) * K + i);
+      sums[t * K + i] = std::max(window, 0.0);
+    }
+  }
+  return sums;
+}
+
+//! The suffix-sum form of dg (recurrences.md section 7), bounded from the bounds and magnitudes of dq, dk and
+//! ht: dg_t[i] = sum_{r >= t} (q_r[i] dq_r[i] - k_r[i] dk_r[i]) + sum_j dht[i, j] ht[i, j], per key channel
+//! (a scalar gate then sums its K channels).
+void bound_dg_identity(const GlaProblem& a, const std::map<std::string, Tensor<double>>& bound,
+                       const std::map<std::string, Tensor<double>>& magnitude, Tensor<double>& dg_bound) {
+  const std::vector<GlaSequenceSpan> spans = gla_sequences(a);
+  const std::int64_t T = a.q.dim(1), H = a.q.dim(2), K = a.q.dim(3), V = a.v.dim(3);
+  const bool scalar = a.gates == GateForm::scalar;
+  for (std::size_t n = 0; n < spans.size(); ++n) {
+    const GlaSequenceSpan& s = spans[n];
+    const double tree = tree_additions(s.end - s.begin);
+    for (std::int64_t h = 0; h < H; ++h) {
+      std::vector<double> error(K, 0.0), size(K, 0.0);  // the suffix sums' error and magnitude so far
+      const std::int64_t state = (static_cast<std::int64_t>(n) * H + h) * K * V;
+      for (std::int64_t i = 0; i < K; ++i)
+        for (std::int64_t j = 0; j < V && a.dht; ++j) {
+          const double d = (*a.dht)[state + i * V + j];
+          error[i] += d * bound.at("ht")[state + i * V + j];
+          size[i] += d * magnitude.at("ht")[state + i * V + j];
+        }
+      for (std::int64_t t = s.end - 1; t >= s.begin; --t) {
+        const std::int64_t row = (s.batch * T + t) * H + h;
+        double scalar_error = 0, scalar_size = 0;
+        for (std::int64_t i = 0; i < K; ++i) {
+          const std::int64_t at = row * K + i;
+          const double q = a.q[at], k = a.k[at];
+          error[i] += q * bound.at("dq")[at] + k * bound.at("dk")[at];
+          size[i] += q * magnitude.at("dq")[at] + k * magnitude.at("dk")[at];
+          // Two products, the difference, the additions of a suffix sum in any order, and the state's V terms.
+          const double total = error[i] + u32 * (static_cast<double>(s.end - t) + V + 3 + tree) * size[i];
+          if (!scalar) dg_bound[at] = std::max(dg_bound[at], total);
+          scalar_error += total;
+          scalar_size += size[i];
+        }
+        if (scalar) dg_bound[row] = std::max(dg_bound[row], scalar_error + u32 * (K + tree) * scalar_size);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::map<std::string, Tensor<double>> gla_bounds(const GlaProblem& p, const GlaBoundOptions& options, int threads) {
+  using D = ref::Dual<double>;
+  const GlaProblem a = absolute(p);
+  const std::int64_t sequences = static_cast<std::int64_t>(gla_sequences(a).size());
+  const std::int64_t C = std::max<std::int64_t>(options.chunk, 1);
+  auto magnitude = output_tensors(a, sequences), decays = magnitude, gate_sizes = magnitude, ends = magnitude;
+  const auto value = [](const D& x) { return x.v; };
+  const auto derivative = [](const D& x) { return x.d; };
+  // Every weighted sum of the terms is a derivative of the magnitude recurrence: moving each log gate by
+  // epsilon w_r multiplies a term by exp(epsilon sum of w over its decays); moving an input by epsilon
+  // Lambda |x| weighs the terms holding it by Lambda.
+  run_sequences<D>(a, threads,
+                   [](auto& in) {
+                     for (D& g : in.g) g.d = 1;
+                   },  // the number of decays
+                   {Sink<D>{&magnitude, value}, Sink<D>{&decays, derivative}});
+  run_sequences<D>(a, threads,
+                   [](auto& in) {
+                     for (D& g : in.g) g.d = std::fabs(g.v);
+                   },  // the sum of |g| over the decays
+                   {Sink<D>{&gate_sizes, derivative}});
+  run_sequences<D>(a, threads,
+                   [C](auto& in) {  // the window at the term's earlier end, through k_s and v_s
+                     const std::vector<double> window = window_sums(in, C);
+                     for (std::int64_t t = 0; t < in.length; ++t) {
+                       for (std::int64_t i = 0; i < in.keys; ++i)
+                         in.k[t * in.keys + i].d = in.k[t * in.keys + i].v * window[t * in.keys + i];
+                       double widest = 0;
+                       for (std::int64_t i = 0; i < in.keys; ++i) widest = std::max(widest, window[t * in.keys + i]);
+                       for (std::int64_t j = 0; j < in.values; ++j)
+                         in.v[t * in.values + j].d = in.v[t * in.values + j].v * widest;
+                     }
+                   },
+                   {Sink<D>{&ends, derivative}});
+  // What a flushed rounding can grow into: every factor at least one, no decay below one.
+  GlaProblem unit = a;
+  for (Tensor<double>* t : {&unit.q, &unit.k, &unit.v, &unit.d_o})
+    for (double& x : t->values()) x = std::max(x, 1.0);
+  for (auto* t : {&unit.h0, &unit.dht})
+    if (*t)
+      for (double& x : (*t)->values()) x = std::max(x, 1.0);
+  for (double& g : unit.g.values()) g = std::max(g, 0.0);
+  if (unit.scale) unit.scale = std::max(*unit.scale, 1.0);
+  auto grown = output_tensors(a, sequences);
+  run_sequences<double>(unit, threads, [](auto&) {}, {Sink<double>{&grown, [](double x) { return std::max(x, 1.0); }}});
+
+  const double K = static_cast<double>(a.q.dim(3)), V = static_cast<double>(a.v.dim(3));
+  const double tree = tree_additions(a.q.dim(1)), T = static_cast<double>(a.q.dim(1));
+  // Per term (docs/reference.md): 6 roundings of its input products, the additions of any order
+  // (1 + K + V + C + D(L), and one per decay), its gate product's error in the recurrent order (1 + exp_ulps
+  // per decay plus |g| from exp's argument) and in a chunked one (C (2 Lambda + sum |g|) from the cumulative
+  // gates, 2 exp_ulps + 2 per piece).
+  const double per_term = 6 + 1 + K + V + static_cast<double>(C) + tree + 2 * exp_ulps + 2;
+  const double per_decay = 1 + 1 + exp_ulps + 2 * exp_ulps + 2;
+  std::map<std::string, Tensor<double>> bound = output_tensors(a, sequences);
+  for (auto& [name, b] : bound) {
+    // dk and dv hold one end's window once (see the ends run above), the others twice.
+    const double end_weight = (name == "dk" || name == "dv") ? 2.0 * C : 1.0 * C;
+    for (std::int64_t e = 0; e < b.size(); ++e)
+      b[e] = u32 * (per_term * magnitude.at(name)[e] + per_decay * decays.at(name)[e] +
+                    (C + 1.0) * gate_sizes.at(name)[e] + end_weight * ends.at(name)[e]) +
+             flush32 * (T + per_term) * grown.at(name)[e];
+  }
+  bound_dg_identity(a, bound, magnitude, bound.at("dg"));
+  return bound;
 }
 
 }  // namespace scancheck

@@ -3,7 +3,8 @@
 //! The exact reference of gated linear attention (recurrences.md section 7) on tensors in fla's layout:
 //! `gla` with a log gate per key channel, `simple_gla` with one per head and step (Mamba2's SSD core,
 //! RetNet, lightning attention). Every output and gradient is evaluated in float128 or mpfr50 and rounded
-//! once to float64; float64 is the same code at working precision, for baselines.
+//! once to float64; float64 and float32 are the same code at working precision (float32: the recurrent order
+//! a kernel would take), for baselines.
 //!
 //! Packed sequences follow fla's `cu_seqlens`: with offsets the batch is one row of N sequences laid end to
 //! end, each starting from its own initial state h0[n] and ending in its own final state ht[n]; nothing
@@ -57,10 +58,26 @@ std::vector<GlaSequenceSpan> gla_sequences(const GlaProblem&);
 inline constexpr std::string_view gla_output_names[] = {"o", "ht", "dq", "dk", "dv", "dg", "dh0"};
 
 //! Every output and gradient of recurrences.md section 7 by name: o [B, T, H, V], ht [N, H, K, V], dq, dk
-//! [B, T, H, K], dv [B, T, H, V], dg shaped as g, dh0 [N, H, K, V]. Precision float128, mpfr50 or float64;
+//! [B, T, H, K], dv [B, T, H, V], dg shaped as g, dh0 [N, H, K, V]. Precision float128, mpfr50, float64 or
+//! float32;
 //! `threads` 0 is every hardware thread (results do not depend on it). Throws InputError as gla_sequences.
 std::map<std::string, Tensor<double>> gla_reference(const GlaProblem&, Precision = Precision::float128,
                                                     int threads = 0);
+
+//! The evaluation orders a bound admits besides the recurrent one (docs/reference.md, "Gated linear attention").
+struct GlaBoundOptions {
+  //! The most consecutive log gates a kernel sums into one cumulative gate (fla's chunk: 64); its
+  //! sub-chunks and reference points lie within those windows.
+  std::int64_t chunk = 64;
+};
+
+//! Per element, a bound on |evaluation in float32 - exact| with float32 io, for every evaluation order of
+//! docs/reference.md ("Gated linear attention"): the recurrent order; chunked orders with an intra-chunk
+//! attention matrix and a carried state, gate products formed from chunk-local cumulative log gates
+//! (exp(G_t - G_s), or exp(G_t) exp(-G_s)), any chunk size up to options.chunk; GEMM sums in any order;
+//! trees over the sequence; and, for dg, the chunked kernels' identity (a suffix sum of q dq - k dk). exp
+//! may be exp2 of the argument times log2 e, good to 4 ulps; results below 2^-126 may flush to zero.
+std::map<std::string, Tensor<double>> gla_bounds(const GlaProblem&, const GlaBoundOptions& = {}, int threads = 0);
 
 //! Each output's sum of the magnitudes of its terms: the same recurrences over |q|, |k|, |v|, |h0|, |do| and
 //! |dht| with the gates as given, in float64. Any evaluation of an output with relative rounding e per term
