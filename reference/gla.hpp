@@ -18,6 +18,7 @@
 //!     auto exact = gla_reference(p, Precision::float128);   // exact.at("o"), exact.at("dg"), ...
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -78,6 +79,21 @@ struct GlaBoundOptions {
 //! trees over the sequence; and, for dg, the chunked kernels' identity (a suffix sum of q dq - k dk). exp
 //! may be exp2 of the argument times log2 e, good to 4 ulps; results below 2^-126 may flush to zero.
 std::map<std::string, Tensor<double>> gla_bounds(const GlaProblem&, const GlaBoundOptions& = {}, int threads = 0);
+
+//! An evaluation as verdicts need it: the exact values and their float32 bounds (gla_bounds).
+struct GlaEvaluation {
+  std::map<std::string, Tensor<double>> values;
+  std::map<std::string, Tensor<double>> bounds;
+  std::int64_t uncertified_elements = 0;                     //!< tiered: double values not certified
+  std::vector<std::array<std::int64_t, 2>> float128_blocks;  //!< tiered: (sequence, head) recomputed in float128
+};
+
+//! Values and bounds. Precision::tiered (what judging needs, at double speed): the double evaluation,
+//! certified element by element when its own error bound (the recurrent order's, with double's unit) is at
+//! most 1/1000 of the element's float32 bound; every (sequence, head) holding an element that is not (a
+//! value double cannot hold) recomputed in float128. Other precisions: gla_reference's values.
+GlaEvaluation gla_evaluate(const GlaProblem&, Precision = Precision::tiered, const GlaBoundOptions& = {},
+                           int threads = 0);
 
 //! Each output's sum of the magnitudes of its terms: the same recurrences over |q|, |k|, |v|, |h0|, |do| and
 //! |dht| with the gates as given, in float64. Any evaluation of an output with relative rounding e per term

@@ -98,7 +98,8 @@ struct ChunkFloat32 {
       for (std::int64_t i = 0; i < K; ++i) G[t * K + i] = (t % C == 0 ? 0.0f : G[(t - 1) * K + i]) + g(t, i);
     const std::int64_t chunks = (T + C - 1) / C;
     std::vector<Matrix> entering(chunks + 1, Matrix(K * V));  // the state entering each chunk, and ht
-    for (std::int64_t e = 0; e < K * V; ++e) entering[0][e] = static_cast<float>((*p.h0)[(b * p.q.dim(2) + h) * K * V + e]);
+    for (std::int64_t e = 0; e < K * V; ++e)
+      entering[0][e] = static_cast<float>((*p.h0)[(b * p.q.dim(2) + h) * K * V + e]);
     for (std::int64_t c = 0; c < chunks; ++c) {
       const std::int64_t c0 = c * C, c1 = std::min(T, c0 + C), last = c1 - 1;
       const Matrix& S = entering[c];
@@ -158,7 +159,8 @@ struct ChunkFloat32 {
             for (std::int64_t i = 0; i < K; ++i) a += q(t, i) * k(s, i) * std::exp(G[t * K + i] - G[s * K + i]);
             intra += scale * a * d_o(t, j);
           }
-          for (std::int64_t i = 0; i < K; ++i) carried += k(s, i) * std::exp(G[last * K + i] - G[s * K + i]) * dS[i * V + j];
+          for (std::int64_t i = 0; i < K; ++i)
+            carried += k(s, i) * std::exp(G[last * K + i] - G[s * K + i]) * dS[i * V + j];
           out["dv"](b, s, h, j) = intra + carried;
         }
       }
@@ -180,7 +182,8 @@ struct ChunkFloat32 {
     for (std::int64_t t = T - 1; t >= 0; --t) {
       float total = 0;
       for (std::int64_t i = 0; i < K; ++i) {
-        suffix[i] += q(t, i) * static_cast<float>(out["dq"](b, t, h, i)) - k(t, i) * static_cast<float>(out["dk"](b, t, h, i));
+        suffix[i] +=
+            q(t, i) * static_cast<float>(out["dq"](b, t, h, i)) - k(t, i) * static_cast<float>(out["dk"](b, t, h, i));
         if (p.gates == GateForm::vector) out["dg"](b, t, h, i) = suffix[i];
         total += suffix[i];
       }
@@ -195,7 +198,8 @@ struct Looseness {
 };
 
 //! The largest error / bound over every output, and where.
-Looseness looseness(const std::map<std::string, Tensor<double>>& got, const std::map<std::string, Tensor<double>>& exact,
+Looseness looseness(const std::map<std::string, Tensor<double>>& got,
+                    const std::map<std::string, Tensor<double>>& exact,
                     const std::map<std::string, Tensor<double>>& bound) {
   Looseness l;
   for (const auto& [name, e] : exact)
@@ -247,7 +251,8 @@ TEST(GlaBounds, ChunkedFloat32IsTheSameFunction) {
   const GlaProblem p = draw(7, "default", GateForm::vector, 1, 40, 1, 4, 4);
   const auto exact = gla_reference(p, Precision::float128), got = ChunkFloat32{16}(p);
   for (const auto& [name, e] : exact)
-    for (std::int64_t n = 0; n < e.size(); ++n) EXPECT_NEAR(got.at(name)[n], e[n], 1e-4 * (1 + std::fabs(e[n]))) << name;
+    for (std::int64_t n = 0; n < e.size(); ++n)
+      EXPECT_NEAR(got.at(name)[n], e[n], 1e-4 * (1 + std::fabs(e[n]))) << name;
 }
 
 TEST(GlaBounds, AreExceededByWrongKernels) {
@@ -260,6 +265,44 @@ TEST(GlaBounds, AreExceededByWrongKernels) {
   for (std::int64_t t = late.g.dim(1) - 1; t > 0; --t)
     for (std::int64_t i = 0; i < 4; ++i) late.g(0, t, 0, i) = p.g(0, t - 1, 0, i);
   EXPECT_GT(looseness(gla_reference(late, Precision::float32), exact, bound).worst, 100.0);
+}
+
+TEST(GlaTiered, DoubleCertifiedAgreesWithFloat128WithinAThousandthOfTheBound) {
+  // Every regime: tiered values within 1/1000 of the bound of float128's (plus float128's own rounding to
+  // double), bounds bit for bit gla_bounds'; the benign regimes need no float128.
+  std::uint64_t seed = 300;
+  for (const BoundCase& c : bound_cases) {
+    GlaProblem p = draw(++seed, c.regime, c.gates, 1, c.T / 2, 2, c.K, c.V);
+    SCOPED_TRACE(c.regime);
+    const GlaEvaluation tiered = gla_evaluate(p), exact = gla_evaluate(p, Precision::float128);
+    for (const auto& [name, e] : exact.values) {
+      EXPECT_EQ(tiered.bounds.at(name).values(), exact.bounds.at(name).values()) << name;
+      for (std::int64_t n = 0; n < e.size(); ++n)
+        EXPECT_LE(std::fabs(tiered.values.at(name)[n] - e[n]),
+                  1e-3 * exact.bounds.at(name)[n] + 0x1p-52 * std::fabs(e[n]))
+            << name << index_string(e.dims(), n);
+    }
+    if (c.regime != "extreme") {
+      EXPECT_TRUE(tiered.float128_blocks.empty()) << tiered.float128_blocks.size();
+    }
+  }
+}
+
+TEST(GlaTiered, ValuesDoubleCannotHoldAreRecomputedInFloat128BlockByBlock) {
+  // A gate of +750 overflows double's exp (e^750 = 1e325): its (sequence, head) block, and only it, is
+  // recomputed in float128, whose values it then holds.
+  GlaProblem p = draw(5, "default", GateForm::vector, 2, 9, 2, 3, 2);
+  p.g(1, 4, 0, 2) = 750;
+  const GlaEvaluation tiered = gla_evaluate(p);
+  ASSERT_EQ(tiered.float128_blocks.size(), 1u);
+  EXPECT_EQ(tiered.float128_blocks[0], (std::array<std::int64_t, 2>{1, 0}));
+  EXPECT_GT(tiered.uncertified_elements, 0);
+  const auto exact = gla_reference(p, Precision::float128);
+  for (const auto& [name, e] : exact)
+    for (std::int64_t n = 0; n < e.size(); ++n)
+      if (std::isfinite(e[n])) {
+        EXPECT_NEAR(tiered.values.at(name)[n], e[n], 1e-12 * std::fabs(e[n])) << name << n;
+      }
 }
 
 }  // namespace
