@@ -138,5 +138,27 @@ TEST(DetectionThreshold, TheEnsembleRulesOnlyWhereItJudges) {
   EXPECT_FALSE(judge(compare_tensor(unbounded), policy).detection);
 }
 
+TEST(EnsembleRule, CountsOnlyTheErrorBeyondWhatAcceptedFormulationsAdd) {
+  // Every bound 5% above its strict bound (an accepted formulation may lose 0.0476 bounds, 6.1 ulps, more
+  // than scancheck's own): a run erring 6 ulps on every element is within what that formulation may lose,
+  // and passes, though 6 ulps (0.047 bounds) is above the rule's 4 p50 + 0.01 = 0.03 bounds. Without the
+  // strict bounds it fails; and 6.1 + 5 ulps, 0.039 bounds beyond the admitted loss, fails with them.
+  const TolerancePolicy policy;
+  const double p50 = 0.005;
+  Tensor<double> strict({n});
+  for (std::int64_t i = 0; i < n; ++i) strict[i] = bound_in_ulps * ulp / 1.05;
+  const Tensors within = erring(6), beyond = erring(11);
+  TensorComparison judged = comparison(within, p50);
+  EXPECT_FALSE(judge(compare_tensor(judged), policy).pass);
+  judged.strict_bound = &strict;
+  const TensorVerdict admitted = judge(compare_tensor(judged), policy);
+  EXPECT_TRUE(admitted.pass) << ::testing::PrintToString(admitted.reasons);
+  TensorComparison more = comparison(beyond, p50);
+  more.strict_bound = &strict;
+  const TensorVerdict lost = judge(compare_tensor(more), policy);
+  ASSERT_FALSE(lost.pass);
+  EXPECT_NE(lost.reasons.front().find("accuracy lost on every element"), std::string::npos) << lost.reasons.front();
+}
+
 }  // namespace
 }  // namespace scancheck
