@@ -45,6 +45,8 @@ void add_history(CLI::App& app, Action& action);
 void add_calibrate(CLI::App& app, Action& action);
 void add_plugin_host(CLI::App& app, Action& action);
 void add_campaign(CLI::App& app, Action& action);
+//! `gla reference` and `gla verify`: gated linear attention problem directories (cli/gla_command.cpp).
+void add_gla(CLI::App& app, Action& action);
 
 //! The process's own arguments (argv[1..]), kept by main for the commands that start copies of themselves
 //! (`fuzz --devices`: one shard per GPU).

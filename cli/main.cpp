@@ -61,6 +61,7 @@ int main(int argc, char** argv) {
   scancheck::cli::add_history(app, action);
   scancheck::cli::add_calibrate(app, action);
   scancheck::cli::add_campaign(app, action);
+  scancheck::cli::add_gla(app, action);
   scancheck::cli::add_plugin_host(app, action);
   try {
     app.parse(argc, argv);

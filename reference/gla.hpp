@@ -65,6 +65,10 @@ inline constexpr std::string_view gla_output_names[] = {"o", "ht", "dq", "dk", "
 std::map<std::string, Tensor<double>> gla_reference(const GlaProblem&, Precision = Precision::float128,
                                                     int threads = 0);
 
+//! fla's chunked algorithm in float32 with chunks of `chunk` steps (reference/gla_chunked.hpp): a correct float32
+//! order, beside gla_reference's recurrent one at Precision::float32. Same names and shapes as gla_reference.
+std::map<std::string, Tensor<double>> gla_chunked_float32(const GlaProblem&, std::int64_t chunk, int threads = 0);
+
 //! The evaluation orders a bound admits besides the recurrent one (docs/reference.md, "Gated linear attention").
 struct GlaBoundOptions {
   //! The most consecutive log gates a kernel sums into one cumulative gate (fla's chunk: 64); its

@@ -70,8 +70,8 @@ Outputs map_outputs(const ref::GlaSequenceOutputs<ref::Dual<double>>& r, F f) {
 TermSums term_sums(const ref::GlaSequenceInputs<double>& a, std::int64_t C) {
   using D = ref::Dual<double>;
   const auto lift = [](const std::vector<double>& xs) { return std::vector<D>(xs.begin(), xs.end()); };
-  ref::GlaSequenceInputs<D> in{a.length, a.keys, a.values, D(a.scale), lift(a.q), lift(a.k), lift(a.g),
-                               lift(a.v),  lift(a.h0), lift(a.d_o), lift(a.dht)};
+  ref::GlaSequenceInputs<D> in{a.length,  a.keys,    a.values,   D(a.scale),  lift(a.q),  lift(a.k),
+                               lift(a.g), lift(a.v), lift(a.h0), lift(a.d_o), lift(a.dht)};
   const auto value = [](const D& x) { return x.v; };
   const auto derivative = [](const D& x) { return x.d; };
   TermSums sums;
@@ -182,7 +182,8 @@ std::map<std::string, Tensor<double>> gla_bounds(const GlaProblem& p, const GlaB
   auto bounds = output_tensors(p, static_cast<std::int64_t>(gla_sequences(p).size()));
   const Sink<double> sink{&bounds, [](double x) { return x; }};
   for_each_sequence(a, threads, [&](const GlaSequenceSpan& s, std::int64_t n, std::int64_t h) {
-    scatter_sequence(bound_sequence(gather_sequence<double>(a, s, n, h), a.gates, C, a.q.dim(1)).float32, sink, s, n, h);
+    scatter_sequence(bound_sequence(gather_sequence<double>(a, s, n, h), a.gates, C, a.q.dim(1)).float32, sink, s, n,
+                     h);
   });
   return bounds;
 }
@@ -199,7 +200,8 @@ GlaEvaluation gla_evaluate(const GlaProblem& p, Precision precision, const GlaBo
   const std::int64_t sequences = static_cast<std::int64_t>(gla_sequences(p).size());
   result.values = output_tensors(p, sequences);
   result.bounds = output_tensors(p, sequences);
-  const Sink<double> values{&result.values, [](double x) { return x; }}, bounds{&result.bounds, [](double x) { return x; }};
+  const Sink<double> values{&result.values, [](double x) { return x; }},
+      bounds{&result.bounds, [](double x) { return x; }};
   const Sink<ref::float128> exact{&result.values, [](const ref::float128& x) { return ref::to_double(x); }};
   std::atomic<std::int64_t> not_certified{0};
   std::mutex recomputed;
