@@ -14,7 +14,6 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <string>
 
@@ -48,13 +47,7 @@ GlaProblem load_problem(const fs::path& dir) {
   const fs::path meta = dir / "case.json";
   if (!fs::exists(meta)) throw InputError(meta.string() + ": no such file (a gla problem directory has one)");
   const JsonReader reader(meta.string());
-  std::ifstream file(meta);
-  nlohmann::json json;
-  try {
-    json = nlohmann::json::parse(file);
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError(meta.string() + ": not JSON: " + e.what());
-  }
+  const nlohmann::json json = read_json_file(meta, "gla problem");
   reader.object(json, "$");
   reader.only_keys(json, "$", {"architecture", "scale", "regime", "seed"});
   const std::string architecture = reader.text(json, "$", "architecture");
@@ -160,8 +153,8 @@ int run_gla_verify(const GlaVerifyOptions& o) {
     const TensorMetrics m = compare_tensor(in);
     const TensorVerdict v = judge(m, policy);
     pass = pass && v.pass;
-    std::printf("%-6s %10.3g %10.3g %10.3g %10.3g  %s\n", name.c_str(), m.bound_ratio.value_or(0), m.max_abs,
-                m.ulp_p50, m.ulp_max, v.pass ? "pass" : "FAIL");
+    std::printf("%-6s %10.3g %10.3g %10.3g %10.3g  %s\n", name.c_str(), m.bound_ratio.value_or(0), m.max_abs, m.ulp_p50,
+                m.ulp_max, v.pass ? "pass" : "FAIL");
     for (const std::string& reason : v.reasons) std::printf("  %s\n", reason.c_str());
   }
   std::printf("verdict: %s\n", pass ? "PASS" : "FAIL");
@@ -175,8 +168,8 @@ void add_gla(CLI::App& app, Action& action) {
       "gla", "Gated linear attention (gla, simple_gla) on problem directories in fla's layout: reference, verify");
   gla->require_subcommand(1);
   {
-    auto [cmd, o] = add_command(*gla, action, "reference", "Exact values and float32 bounds of a gla problem",
-                                run_gla_reference);
+    auto [cmd, o] =
+        add_command(*gla, action, "reference", "Exact values and float32 bounds of a gla problem", run_gla_reference);
     cmd->add_option("--case", o->case_dir, "problem directory (q, k, v, g, do .npy; case.json)")->required();
     cmd->add_option("--out", o->out, "output directory: NAME.npy and bounds/NAME.npy (replaced atomically)")
         ->required();
@@ -186,8 +179,8 @@ void add_gla(CLI::App& app, Action& action) {
     cmd->add_option("--threads", o->threads, "reference threads (default: all cores)")->check(CLI::NonNegativeNumber);
   }
   {
-    auto [cmd, o] = add_command(*gla, action, "verify", "Judge a kernel's gla outputs against the exact reference",
-                                run_gla_verify);
+    auto [cmd, o] =
+        add_command(*gla, action, "verify", "Judge a kernel's gla outputs against the exact reference", run_gla_verify);
     cmd->add_option("--case", o->case_dir, "problem directory")->required();
     cmd->add_option("--candidate", o->candidate, "directory of output .npy files (o ht dq dk dv dg dh0, any of them)")
         ->required();

@@ -75,8 +75,7 @@ class ProfileBuilder {
   void add(const ElementJudgement& e, double bound, const Tensor<double>* strict, std::int64_t i) {
     if (strict && !(bound <= widened_bound_factor * (*strict)[i])) return;
     if (e.kind != ElementKind::finite || !std::isfinite(e.ratio)) return;  // a zero bound is rule 2's alone
-    const double ratio =
-        beyond_admitted_ && strict ? std::max(0.0, e.ratio - (bound - (*strict)[i]) / bound) : e.ratio;
+    const double ratio = beyond_admitted_ && strict ? std::max(0.0, e.ratio - (bound - (*strict)[i]) / bound) : e.ratio;
     ratios_.push_back(ratio);
     squares_ += ratio * ratio;
   }

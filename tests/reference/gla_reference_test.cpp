@@ -311,8 +311,7 @@ namespace fs = std::filesystem;
 //! A fixture case directory as a problem: inputs as stored (float32 values), case.json's scale.
 GlaProblem load_fixture(const fs::path& dir, std::string& architecture) {
   const JsonReader reader((dir / "case.json").string());
-  std::ifstream file(dir / "case.json");
-  const auto json = nlohmann::json::parse(file);
+  const auto json = read_json_file(dir / "case.json", "fixture");
   architecture = reader.text(json, "", "architecture");
   GlaProblem p;
   p.gates = architecture == "gla" ? GateForm::vector : GateForm::scalar;
