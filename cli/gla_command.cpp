@@ -25,8 +25,7 @@
 #include "core/files.hpp"
 #include "core/json_reader.hpp"
 #include "core/npy.hpp"
-#include "properties/compare.hpp"
-#include "properties/policy.hpp"
+#include "properties/gla_judgement.hpp"
 #include "reference/gla.hpp"
 
 namespace scancheck::cli {
@@ -117,48 +116,20 @@ int run_gla_verify(const GlaVerifyOptions& o) {
     got.emplace(name, read_npy_float(entry.path(), /*allow_rounding=*/true));
   }
   if (got.empty()) throw InputError(o.candidate + ": no output .npy files (o, ht, dq, dk, dv, dg, dh0)");
-  const GlaEvaluation exact = gla_evaluate(p, Precision::tiered, {.chunk = o.chunk}, o.judge.threads);
-  // The correct float32 orders: the recurrent one (rule 3's baseline) and fla's chunked one at chunks of 16
-  // and 64; rule 4 compares the run's error distribution with the worst of theirs.
-  const auto as_float = [](const Tensor<double>& t) {
-    Tensor<float> f(t.dims());
-    for (std::int64_t i = 0; i < t.size(); ++i) f[i] = static_cast<float>(t[i]);
-    return f;
-  };
-  std::vector<std::map<std::string, Tensor<double>>> orders;
-  orders.push_back(gla_reference(p, Precision::float32, o.judge.threads));
-  for (const std::int64_t chunk : {16, 64}) orders.push_back(gla_chunked_float32(p, chunk, o.judge.threads));
-  bool pass = true;
+  for (const auto& [name, tensor] : got)  // named by file before anything is computed
+    if (tensor.dims() != gla_output_dims(p, name))
+      throw InputError(fmt::format("{}/{}.npy is {}, expected {}", o.candidate, name, to_string(tensor.dims()),
+                                   to_string(gla_output_dims(p, name))));
+  const GlaJudgement j = judge_gla(p, got, policy, {.chunk = o.chunk}, o.judge.threads);
   std::printf("%-6s %10s %10s %10s %10s  verdict\n", "tensor", "err/bound", "max abs", "ulp p50", "ulp max");
-  for (std::string_view n : gla_output_names) {
-    const std::string name(n);
-    if (!got.count(name)) continue;
-    if (got.at(name).dims() != exact.values.at(name).dims())
-      throw InputError(fmt::format("{}/{}.npy is {}, expected {}", o.candidate, name, to_string(got.at(name).dims()),
-                                   to_string(exact.values.at(name).dims())));
-    const Tensor<float> baseline = as_float(orders.front().at(name));
-    TensorComparison in;
-    in.name = name;
-    in.got = &got.at(name);
-    in.exact = &exact.values.at(name);
-    in.bound = &exact.bounds.at(name);
-    in.baseline = &baseline;
-    ErrorProfile worst;
-    for (const auto& order : orders) {
-      const ErrorProfile e = error_profile(in, as_float(order.at(name)));
-      worst = {e.elements, std::max(worst.p50, e.p50), std::max(worst.p90, e.p90), std::max(worst.rms, e.rms)};
-    }
-    in.ensemble_profile = worst;
-    in.ensemble_orders = static_cast<std::int64_t>(orders.size());
-    const TensorMetrics m = compare_tensor(in);
-    const TensorVerdict v = judge(m, policy);
-    pass = pass && v.pass;
-    std::printf("%-6s %10.3g %10.3g %10.3g %10.3g  %s\n", name.c_str(), m.bound_ratio.value_or(0), m.max_abs, m.ulp_p50,
-                m.ulp_max, v.pass ? "pass" : "FAIL");
-    for (const std::string& reason : v.reasons) std::printf("  %s\n", reason.c_str());
+  for (const GlaTensorJudgement& t : j.tensors) {
+    const TensorMetrics& m = t.metrics;
+    std::printf("%-6s %10.3g %10.3g %10.3g %10.3g  %s\n", m.name.c_str(), m.bound_ratio.value_or(0), m.max_abs,
+                m.ulp_p50, m.ulp_max, t.verdict.pass ? "pass" : "FAIL");
+    for (const std::string& reason : t.verdict.reasons) std::printf("  %s\n", reason.c_str());
   }
-  std::printf("verdict: %s\n", pass ? "PASS" : "FAIL");
-  return pass ? 0 : 1;
+  std::printf("verdict: %s\n", j.pass ? "PASS" : "FAIL");
+  return j.pass ? 0 : 1;
 }
 
 }  // namespace

@@ -54,6 +54,15 @@ std::vector<GlaSequenceSpan> gla_sequences(const GlaProblem& p) {
   return spans;
 }
 
+Dims gla_output_dims(const GlaProblem& p, std::string_view name) {
+  const std::int64_t N = static_cast<std::int64_t>(gla_sequences(p).size());
+  if (name == "o" || name == "dv") return p.v.dims();
+  if (name == "dq" || name == "dk") return p.q.dims();
+  if (name == "dg") return p.g.dims();
+  if (name == "ht" || name == "dh0") return {N, p.q.dim(2), p.q.dim(3), p.v.dim(3)};
+  throw InputError("gla: '" + std::string(name) + "' is not an output (o, ht, dq, dk, dv, dg, dh0)");
+}
+
 std::map<std::string, Tensor<double>> gla_reference(const GlaProblem& p, Precision precision, int threads) {
   switch (precision) {
     case Precision::float128: return evaluate<ref::float128>(p, threads);

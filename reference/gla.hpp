@@ -57,6 +57,8 @@ std::vector<GlaSequenceSpan> gla_sequences(const GlaProblem&);
 
 //! The output and gradient names, in the order of recurrences.md section 7.
 inline constexpr std::string_view gla_output_names[] = {"o", "ht", "dq", "dk", "dv", "dg", "dh0"};
+//! The shape of output `name` of `p` (InputError for another name or an inconsistent problem).
+Dims gla_output_dims(const GlaProblem& p, std::string_view name);
 
 //! Every output and gradient of recurrences.md section 7 by name: o [B, T, H, V], ht [N, H, K, V], dq, dk
 //! [B, T, H, K], dv [B, T, H, V], dg shaped as g, dh0 [N, H, K, V]. Precision float128, mpfr50, float64 or

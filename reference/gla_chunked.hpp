@@ -18,10 +18,29 @@
 
 namespace scancheck::ref {
 
+//! Deliberate mistakes of the chunked kernel, for the mutation tests (tests/mutation/gla_mutation_test.cpp);
+//! every other use runs `none`.
+enum class GlaChunkedMutation {
+  none,
+  gate_one_step_late,       //!< within a chunk, the cumulative gate takes g_{t-1} in place of g_t
+  carried_state_undecayed,  //!< the state leaves its chunk without exp(G_last)
+  tail_chunk_dropped,       //!< a last chunk shorter than C is left out: T / C chunks, rounded down
+  dg_without_final_state,   //!< dg's suffix sum starts at zero, not at sum_j dht ht
+  dq_from_next_state,       //!< dq's inter-chunk term reads the state leaving its chunk, not the one entering
+  backward_without_scale,   //!< dk's intra-chunk term forgets the scale
+  diagonal_dropped,         //!< the intra-chunk attention leaves out s = t (o only)
+  dh0_undecayed,            //!< the state's cotangent passes to the previous chunk without exp(G_last)
+};
+inline constexpr GlaChunkedMutation gla_chunked_mutations[] = {
+    GlaChunkedMutation::gate_one_step_late, GlaChunkedMutation::carried_state_undecayed,
+    GlaChunkedMutation::tail_chunk_dropped, GlaChunkedMutation::dg_without_final_state,
+    GlaChunkedMutation::dq_from_next_state, GlaChunkedMutation::backward_without_scale,
+    GlaChunkedMutation::diagonal_dropped,   GlaChunkedMutation::dh0_undecayed};
+const char* to_string(GlaChunkedMutation);
+
 struct ChunkedSchedule {
   std::int64_t chunk = 64;
-  //! false: the carried state is not decayed by its chunk's last gate, a wrong kernel for the tests.
-  bool decays_carried_state = true;
+  GlaChunkedMutation mutation = GlaChunkedMutation::none;
 };
 
 GlaSequenceOutputs<float> gla_chunked_sequence(const GlaSequenceInputs<float>&, const ChunkedSchedule&);

@@ -21,44 +21,10 @@
 #include "reference/gla.hpp"
 #include "reference/gla_chunked.hpp"
 #include "reference/gla_driver.hpp"
+#include "tests/reference/gla_problems.hpp"
 
 namespace scancheck {
 namespace {
-
-//! A test problem's draws: float32-representable, gates by regime.
-GlaProblem draw(std::uint64_t seed, const std::string& regime, GateForm gates, std::int64_t B, std::int64_t T,
-                std::int64_t H, std::int64_t K, std::int64_t V) {
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<double> normal;
-  std::uniform_real_distribution<double> uniform;
-  const auto activation = [&] {
-    const double x = normal(rng);
-    return static_cast<double>(static_cast<float>(regime == "extreme" ? x * std::pow(10.0, 8 * uniform(rng) - 4) : x));
-  };
-  const auto gate = [&]() -> double {
-    const double z = normal(rng), pick = uniform(rng);
-    double g = -std::log1p(std::exp(-z));  // log sigmoid: fla's tests' gates
-    if (regime == "long_memory") g = -std::exp(std::log(1e-5) + uniform(rng) * std::log(1e3));
-    if (regime == "strong_decay") g = -8 * uniform(rng);
-    if (regime == "extreme") g = pick < 0.2 ? 0.0 : pick < 0.4 ? -20 - 40 * uniform(rng) : g;
-    return static_cast<float>(g);
-  };
-  const auto fill = [](Dims dims, auto&& f) {
-    Tensor<double> t(std::move(dims));
-    for (double& x : t.values()) x = f();
-    return t;
-  };
-  GlaProblem p;
-  p.gates = gates;
-  p.q = fill({B, T, H, K}, activation);
-  p.k = fill({B, T, H, K}, activation);
-  p.v = fill({B, T, H, V}, activation);
-  p.g = fill(gates == GateForm::vector ? Dims{B, T, H, K} : Dims{B, T, H}, gate);
-  p.d_o = fill({B, T, H, V}, activation);
-  p.h0 = fill({B, H, K, V}, activation);
-  p.dht = fill({B, H, K, V}, activation);
-  return p;
-}
 
 struct Looseness {
   double worst = 0;  // max error / bound
@@ -129,8 +95,9 @@ TEST(GlaBounds, AreExceededByWrongKernels) {
   const GlaProblem p = draw(9, "default", GateForm::vector, 1, 100, 1, 4, 4);
   const auto exact = gla_reference(p, Precision::float128), bound = gla_bounds(p);
   // One (batch, head): the chunked order with its carried state left undecayed, scattered as [1, T, 1, D].
-  const ref::GlaSequenceOutputs<float> wrong = ref::gla_chunked_sequence(
-      gla_driver::gather_sequence<float>(p, {0, 0, p.q.dim(1)}, 0, 0), {.chunk = 16, .decays_carried_state = false});
+  const ref::GlaSequenceOutputs<float> wrong =
+      ref::gla_chunked_sequence(gla_driver::gather_sequence<float>(p, {0, 0, p.q.dim(1)}, 0, 0),
+                                {.chunk = 16, .mutation = ref::GlaChunkedMutation::carried_state_undecayed});
   std::map<std::string, Tensor<double>> undecayed;
   const auto as_tensor = [](const std::vector<float>& xs, const Tensor<double>& like) {
     return Tensor<double>(like.dims(), std::vector<double>(xs.begin(), xs.end()));
