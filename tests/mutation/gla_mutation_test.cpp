@@ -32,13 +32,14 @@ std::map<std::string, Tensor<float>> run_chunked(const GlaProblem& p, ref::GlaCh
     scatter_sequence(ref::gla_chunked_sequence(gather_sequence<float>(p, s, n, h), {chunk, mutation}), sink, s, n, h);
   });
   std::map<std::string, Tensor<float>> got;
-  for (const auto& [name, t] : out) got.emplace(name, Tensor<float>(t.dims(), std::vector<float>(t.values().begin(), t.values().end())));
+  for (const auto& [name, t] : out)
+    got.emplace(name, Tensor<float>(t.dims(), std::vector<float>(t.values().begin(), t.values().end())));
   return got;
 }
 
 GlaProblem problem(std::uint64_t seed, std::int64_t length) {
-  return draw(seed, seed % 2 ? "default" : "long_memory", seed % 3 ? GateForm::vector : GateForm::scalar, 1, length,
-              1, 4, 4);
+  return draw(seed, seed % 2 ? "default" : "long_memory", seed % 3 ? GateForm::vector : GateForm::scalar, 1, length, 1,
+              4, 4);
 }
 
 bool caught(const GlaProblem& p, ref::GlaChunkedMutation mutation) {

@@ -16,7 +16,7 @@ namespace scancheck {
 
 //! A test problem's draws: float32-representable, gates by regime.
 inline GlaProblem draw(std::uint64_t seed, const std::string& regime, GateForm gates, std::int64_t B, std::int64_t T,
-                std::int64_t H, std::int64_t K, std::int64_t V) {
+                       std::int64_t H, std::int64_t K, std::int64_t V) {
   std::mt19937_64 rng(seed);
   std::normal_distribution<double> normal;
   std::uniform_real_distribution<double> uniform;
