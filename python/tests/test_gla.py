@@ -68,6 +68,14 @@ def test_a_kernel_losing_accuracy_everywhere_fails_by_its_distribution():
     assert any(line.startswith("o ") and line.endswith("FAIL") for line in verdict.report.splitlines())
 
 
+def test_outputs_in_any_memory_order_are_judged():
+    # A kernel's outputs may be views (a transpose back to fla's layout): they are judged as values.
+    problem = gla.draw("gla", batch=2, length=6, heads=3, keys=4, values=5, seed=2)
+    outputs = gla.run_torch(fused_recurrent_gla, problem)
+    outputs["o"] = np.asfortranarray(outputs["o"])
+    assert gla.verify(problem, outputs).passed
+
+
 def test_bad_input_is_an_error_naming_it(tmp_path):
     problem = gla.draw("gla", batch=1, length=5, heads=1, keys=2, values=3, seed=1)
     with pytest.raises(ValueError, match="not outputs of gla"):

@@ -149,7 +149,7 @@ def write(problem: Problem, folder: str | Path) -> Path:
     for name in ("q", "k", "v", "g", "do", "h0", "dht", "cu_seqlens"):
         array = getattr(problem, name)
         if array is not None:
-            np.save(folder / f"{name}.npy", array)
+            np.save(folder / f"{name}.npy", np.ascontiguousarray(array))
     meta = {
         "architecture": problem.architecture,
         "scale": problem.scale,
@@ -180,7 +180,7 @@ def verify(problem: Problem, outputs: Mapping[str, np.ndarray]) -> Verdict:
         case, candidate = write(problem, Path(tmp) / "case"), Path(tmp) / "candidate"
         candidate.mkdir()
         for name, array in outputs.items():
-            np.save(candidate / f"{name}.npy", np.asarray(array, dtype=np.float32))
+            np.save(candidate / f"{name}.npy", np.ascontiguousarray(array, dtype=np.float32))
         command = [executable(), "gla", "verify", "--case", str(case), "--candidate", str(candidate)]
         done = subprocess.run(command, capture_output=True, text=True, check=False)
     if done.returncode not in (0, 1):
