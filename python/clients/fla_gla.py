@@ -95,16 +95,28 @@ def draw(kernel: Kernel, seed: int) -> gla.Problem:
     )
 
 
+def worst_row(report: str) -> tuple[float, str]:
+    """The largest err/bound of a verify report's table, and its tensor."""
+    rows = [line.split() for line in report.splitlines()]
+    judged = [(float(row[1]), row[0]) for row in rows if len(row) > 1 and row[0] in gla.OUTPUTS]
+    return max(judged, default=(0.0, ""))
+
+
 def soak(name: str, problems: int, first_seed: int) -> bool:
     kernel, failures, start = KERNELS[name], 0, time.monotonic()
+    worst = (0.0, "", 0)
     for seed in range(first_seed, first_seed + problems):
         problem = draw(kernel, seed)
         verdict = gla.verify(problem, gla.run_torch(kernel.run, problem, final_state=kernel.final_state))
+        ratio, tensor = worst_row(verdict.report)
+        worst = max(worst, (ratio, tensor, seed))
         if not verdict.passed:
             failures += 1
             shape = f"B {problem.q.shape[0]} T {problem.q.shape[1]} H {problem.q.shape[2]} K {problem.q.shape[3]}"
             print(f"{name}: problem {seed} ({problem.regime}, {shape} V {problem.v.shape[3]}) fails:\n{verdict.report}")
-    print(f"{name}: {failures} of {problems} problems fail ({time.monotonic() - start:.0f} s)", flush=True)
+    elapsed = time.monotonic() - start
+    summary = f"{failures} of {problems} problems fail ({elapsed:.0f} s)"
+    print(f"{name}: {summary}; worst {worst[0]:.3g} bounds ({worst[1]}, problem {worst[2]})", flush=True)
     return failures == 0
 
 
