@@ -215,7 +215,8 @@ TEST(GlaReference, PackedSequencesAreTheSameSequencesApart) {
   };
   const std::vector<std::pair<std::int64_t, std::int64_t>> spans{{0, 5}, {5, 5}, {5, 17}};
   for (std::size_t n = 0; n < spans.size(); ++n) {
-    const auto [begin, end] = spans[n];
+    const std::int64_t begin = spans[n].first,
+                       end = spans[n].second;  // not a structured binding: the lambdas capture them
     GlaProblem alone;
     const auto rows = [&](const Tensor<double>& t) {
       Tensor<double> r({1, end - begin, t.dim(2), t.dim(3)});
