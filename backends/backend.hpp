@@ -19,6 +19,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "backends/gemm.hpp"
 #include "backends/variant.hpp"
 #include "core/case.hpp"
 
@@ -182,6 +183,11 @@ struct BackendError : std::runtime_error {
 //! Forward and backward of `backend` on `c`. Throws InputError when the case does not fit the backend
 //! (architecture, io dtype) or the executor is unavailable, BackendError when the run fails.
 Outputs run_backend(const BackendInfo& backend, const Case& c, Executor executor);
+
+//! run_backend of a built-in on the host executor with its gate GEMMs (gated layers) summed in `gemm_order`
+//! (backends/gemm.hpp): the correct orders of the ensemble rule span the GEMM's order too
+//! (properties/differential.hpp). Throws InputError for a foreign backend.
+Outputs run_builtin_on_host(const BackendInfo& builtin, const Case& c, backends::GemmOrder gemm_order);
 
 //! Times the forward and the backward of `backend` on `c` with the cuda executor: inputs uploaded once,
 //! `warmup` runs, then `repeats` timed runs (backends/cuda/{scan,gated}_timing.hpp). Throws InputError

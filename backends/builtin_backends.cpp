@@ -75,11 +75,12 @@ BackendTiming time_affine_scan(const Variant& v, const Case& c, int warmup, int 
 #endif
 }
 
-Outputs run_gated_layer(const Variant& v, const Case& c, Executor executor) {
+Outputs run_gated_layer(const Variant& v, const Case& c, Executor executor,
+                        backends::GemmOrder gemm_order = backends::GemmOrder::library) {
   Outputs out = backends::output_tensors(c);
   const backends::GatedArrays io = backends::gated_arrays(c, &out);
   on_executor(
-      executor, [&] { backends::run_gated_host(io, v.flags, v.schedule); },
+      executor, [&] { backends::run_gated_host(io, v.flags, v.schedule, 0, gemm_order); },
       [&] { backends::run_gated_cuda(io, v.flags, v.schedule); });
   return out;
 }
@@ -135,6 +136,17 @@ BackendInfo builtin_variant_backend(Architecture architecture, const Variant& v,
   b.builtin = v;
   attach_callables(b, describe(architecture), v);
   return b;
+}
+
+Outputs run_builtin_on_host(const BackendInfo& builtin, const Case& c, backends::GemmOrder gemm_order) {
+  if (!builtin.builtin) throw InputError(fmt::format("{} is not a built-in backend", builtin.name));
+  if (describe(builtin.architecture).family != Family::gated_layer || gemm_order == backends::GemmOrder::library)
+    return run_backend(builtin, c, Executor::host);  // no GEMMs, or the library's order
+  BackendInfo ordered = builtin;
+  ordered.run = [v = *builtin.builtin, gemm_order](const Case& cc, Executor e) {
+    return run_gated_layer(v, cc, e, gemm_order);
+  };
+  return run_backend(ordered, c, Executor::host);
 }
 
 void register_builtin_backends(BackendRegistry& r) {

@@ -309,7 +309,8 @@ void run_gated(Exec& ex, const GatedArrays& io, const VariantFlags& flags, const
 }
 
 //! Entry points per executor (host/gated_host.cpp, cuda/gated_cuda.cu).
-void run_gated_host(const GatedArrays&, const VariantFlags&, const kernels::Schedule&, int threads = 0);
+void run_gated_host(const GatedArrays&, const VariantFlags&, const kernels::Schedule&, int threads = 0,
+                    GemmOrder gemm_order = GemmOrder::library);
 void run_gated_cuda(const GatedArrays&, const VariantFlags&, const kernels::Schedule&);
 
 }  // namespace scancheck::backends

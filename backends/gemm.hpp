@@ -8,7 +8,9 @@
 //! with op(A[h]) m x k, op(B[h]) k x n, C[h] m x n; X[h] starts at x + h * stride_x and its rows are
 //! ld_x elements apart. float32 inputs, outputs and compute: the host executor uses Eigen, the cuda
 //! executor cuBLAS in pedantic math mode (no TF32). Summation order is the library's; the two executors
-//! agree to float32 rounding, not bitwise. C++17.
+//! agree to float32 rounding, not bitwise. The host executor can also sum each element's k products one
+//! at a time (GemmOrder): the ensemble of correct orders spans a GEMM's order too (properties/differential.hpp).
+//! C++17.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +22,15 @@ struct MatrixView {
   std::int64_t ld;      //!< elements between rows
   std::int64_t stride;  //!< elements between batch entries
   bool transposed;      //!< use X^T
+};
+
+//! The order in which a GEMM sums the k products of each output element. Which one a kernel's library
+//! uses is its own business (blocked, split, vectorised); a cancelling sum rounds differently in each.
+enum class GemmOrder {
+  library,       //!< the executor's library (Eigen's blocked, vectorised product; cuBLAS)
+  ascending_k,   //!< one product at a time, k = 0, 1, ... (a GPU GEMM thread's accumulation over its k-tiles)
+  descending_k,  //!< one product at a time, k = K-1, ..., 0
+  pairwise_k,    //!< halves summed recursively (a tree reduction, as split-k partial sums are combined)
 };
 
 struct StridedBatchedGemm {

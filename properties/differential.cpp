@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "core/architectures.hpp"
 #include "core/error.hpp"
 #include "properties/diagnosis.hpp"
 #include "properties/element_judgement.hpp"
@@ -106,7 +107,7 @@ BackendResult judge_outputs(std::string name, const Case& c, const Outputs& got,
     if (const auto cv = reference.covered.find(spec.name); cv != reference.covered.end()) in.covered = &cv->second;
     if (const auto strict = reference.strict_bounds.find(spec.name); strict != reference.strict_bounds.end())
       in.strict_bound = &strict->second;
-    const auto every_order = static_cast<std::int64_t>(ensemble_variants().size());
+    const auto every_order = static_cast<std::int64_t>(ensemble_members(c.architecture).size());
     if (orders) {
       // With the strict bounds at hand (reports, check, verify: a case judged for many backends, or one a user
       // reads the detection threshold of), the whole ensemble at once, run once per case. Without (a fuzz
@@ -157,15 +158,15 @@ BackendResult failed_run(const BackendInfo& backend, const BackendError& e) {
 namespace {
 
 //! The outputs of built-in `variant` on `c`, a log-form case through its linear twin (correct_orders).
-Outputs outputs_in_order(const Case& c, const std::string& variant) {
-  const BackendInfo order = builtin_variant_backend(c.architecture, *parse_variant(variant), c.io_dtype);
-  if (c.decays == DecaySpace::linear) return run_backend(order, c, Executor::host);
+Outputs outputs_in_order(const Case& c, const EnsembleMember& member) {
+  const BackendInfo order = builtin_variant_backend(c.architecture, *parse_variant(member.variant), c.io_dtype);
+  if (c.decays == DecaySpace::linear) return run_builtin_on_host(order, c, member.gemm);
   Case twin = c;
   twin.decays = DecaySpace::linear;
   auto log_a = twin.tensors.extract(std::string(decay_input(c.decays)));
   for (float& v : log_a.mapped().values()) v = round_to(c.io_dtype, std::exp(v));
   const Tensor<float>& a = twin.tensors.emplace("a", std::move(log_a.mapped())).first->second;
-  Outputs out = run_backend(order, twin, Executor::host);
+  Outputs out = run_builtin_on_host(order, twin, member.gemm);
   auto da = out.extract("da");
   if (da.empty()) return out;
   for (std::int64_t i = 0; i < a.size(); ++i) da.mapped()[i] *= a[i];
@@ -176,26 +177,41 @@ Outputs outputs_in_order(const Case& c, const std::string& variant) {
 
 }  // namespace
 
-const std::vector<std::string>& ensemble_variants() {
+const std::vector<EnsembleMember>& ensemble_members(Architecture architecture) {
   // The deepest tree production kernels build (Blelloch's, over sequences of up to 4096 steps) is the
-  // order whose errors grow most; the others are the registered orders of production kernels.
-  static const std::vector<std::string> variants{
-      "sequential",        "chunk64", "local_chunk64", "tree_chunk32", "grouped_prefix32_hierarchical_chunk16",
-      "blelloch_chunk4096"};
-  return variants;
+  // order whose errors grow most; the others are the registered orders of production kernels, and for the
+  // gated layers GEMMs that add one product at a time (a GPU GEMM's thread, a naive loop) forwards and
+  // backwards: a cancelling sum rounds unlike Eigen's blocked one, and which end its large partial sums
+  // sit at decides how much (tests/mutation/ensemble_rule_test.cpp: one direction alone misses cases).
+  static const std::vector<EnsembleMember> scans{{"sequential"},
+                                                 {"chunk64"},
+                                                 {"local_chunk64"},
+                                                 {"tree_chunk32"},
+                                                 {"grouped_prefix32_hierarchical_chunk16"},
+                                                 {"blelloch_chunk4096"}};
+  static const std::vector<EnsembleMember> gated_layers = [] {
+    std::vector<EnsembleMember> members = scans;
+    members.push_back({"sequential", backends::GemmOrder::ascending_k});
+    members.push_back({"sequential", backends::GemmOrder::descending_k});
+    return members;
+  }();
+  return describe(architecture).family == Family::gated_layer ? gated_layers : scans;
 }
 
 std::string correct_orders_description() {
+  std::vector<std::string> variants;
+  for (const EnsembleMember& m : ensemble_members(Architecture::scan)) variants.push_back(m.variant);
   return fmt::format(
       "scancheck's own float32 evaluations of the same case on the host executor: the same-precision sequential "
       "backend of the architecture (the baseline ratio's) and the ensemble of the ensemble rule, the built-in "
-      "variants {} of the case's architecture and io dtype",
-      fmt::join(ensemble_variants(), ", "));
+      "variants {} of the case's architecture and io dtype, and for the gated layers the sequential variant "
+      "again with its gate GEMMs summed one product at a time, in ascending and in descending order",
+      fmt::join(variants, ", "));
 }
 
 CorrectOrders correct_orders(const Case& c) {
   CorrectOrders orders;
-  orders.sequential = outputs_in_order(c, ensemble_variants().front());
+  orders.sequential = outputs_in_order(c, ensemble_members(c.architecture).front());
   return orders;
 }
 
@@ -216,8 +232,8 @@ const std::optional<BoundScale>& CorrectOrders::bound_scale(const TensorComparis
 const std::vector<Outputs>& CorrectOrders::others(const Case& c) const {
   if (!others_) {
     others_.emplace();
-    for (auto v = ensemble_variants().begin() + 1; v != ensemble_variants().end(); ++v)
-      others_->push_back(outputs_in_order(c, *v));
+    const auto& members = ensemble_members(c.architecture);
+    for (auto m = members.begin() + 1; m != members.end(); ++m) others_->push_back(outputs_in_order(c, *m));
   }
   return *others_;
 }

@@ -59,8 +59,10 @@ ReferenceOptions reference_options_with_bounds(int threads = 0, bool strict = fa
 //! scancheck's own float32 evaluations of one case in the evaluation orders correct kernels use: what a run
 //! is measured against beside the exact reference. `sequential` is the baseline of FlashAttention's rule;
 //! the ensemble (the sequential order, chunks with the carry fed in, chunk-local scans plus the carry, a
-//! Kogge-Stone tree per chunk, the hierarchical prefix, Blelloch's tree over the whole sequence:
-//! ensemble_variants) is what the ensemble rule compares a run's error distribution with (policy.hpp). The
+//! Kogge-Stone tree per chunk, the hierarchical prefix, Blelloch's tree over the whole sequence, and for the
+//! gated layers the sequential order with gate GEMMs summed one product at a time, forwards and backwards:
+//! ensemble_members) is what
+//! the ensemble rule compares a run's error distribution with (policy.hpp). The
 //! orders beside the sequential one run on first request only: a run within the rule's factor of the
 //! sequential order's distribution passes whatever the others give, and correct runs nearly always are.
 struct CorrectOrders {
@@ -81,8 +83,17 @@ struct CorrectOrders {
   mutable std::map<std::string, std::optional<BoundScale>> scales_;
 };
 
-//! The built-in variants whose outputs make the ensemble, the sequential baseline first.
-const std::vector<std::string>& ensemble_variants();
+//! One evaluation order of the ensemble: a built-in variant, its gate GEMMs (gated layers) summed in `gemm`.
+struct EnsembleMember {
+  std::string variant;
+  backends::GemmOrder gemm = backends::GemmOrder::library;
+};
+
+//! The orders whose outputs make the ensemble of `architecture`, the sequential baseline first. A gated
+//! layer's gate pre-activations are sums of W products that may cancel (|terms| hundreds of times the sum
+//! in the extreme regime), and a kernel's GEMM sums them in its own order: the library's blocked order
+//! alone would leave that spread out of the ensemble and accuse a correct kernel of it.
+const std::vector<EnsembleMember>& ensemble_members(Architecture architecture);
 
 //! What the correct orders are, in the words reports print (their method section's baseline).
 std::string correct_orders_description();

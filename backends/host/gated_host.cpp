@@ -4,8 +4,9 @@
 
 namespace scancheck::backends {
 
-void run_gated_host(const GatedArrays& io, const VariantFlags& flags, const kernels::Schedule& schedule, int threads) {
-  HostExecutor ex(threads);
+void run_gated_host(const GatedArrays& io, const VariantFlags& flags, const kernels::Schedule& schedule, int threads,
+                    GemmOrder gemm_order) {
+  HostExecutor ex(threads, gemm_order);
   run_gated(ex, io, flags, schedule);
 }
 

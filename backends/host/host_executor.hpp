@@ -36,9 +36,10 @@ class HostExecutor {
   //! on it: every lane performs the same operations whatever the tile (tests/backends/host_lanes_test).
   static constexpr int lanes = 1024;
 
-  //! threads <= 0: all hardware threads.
-  explicit HostExecutor(int threads = 1)
-      : threads_(threads > 0 ? threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()))) {}
+  //! threads <= 0: all hardware threads. `gemm_order`: how gemm sums each element's products.
+  explicit HostExecutor(int threads = 1, GemmOrder gemm_order = GemmOrder::library)
+      : threads_(threads > 0 ? threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()))),
+        gemm_order_(gemm_order) {}
 
   template <class Body>
   void launch(const std::string& /*kernel*/, kernels::Grid grid, const Body& body) {
@@ -50,12 +51,17 @@ class HostExecutor {
     in_parts(total, parts, [&](std::int64_t begin, std::int64_t end) { run_range(grid, body, begin, end); });
   }
 
-  //! StridedBatchedGemm through Eigen, on up to `threads` threads. Heads are independent products, and
-  //! the rows of a product with A untransposed are computed one by one, so cutting either across threads
-  //! leaves every bit as it is.
+  //! StridedBatchedGemm through Eigen (or summed in gemm_order), on up to `threads` threads. Heads are
+  //! independent products, and the rows of a product with A untransposed are computed one by one, so
+  //! cutting either across threads leaves every bit as it is.
   void gemm(const std::string& /*name*/, const StridedBatchedGemm& g) {
     // A thread pays for itself from about 2^23 multiply-adds (a few milliseconds).
     const std::int64_t parts = g.m * g.n * g.k * g.batch >> 23;
+    if (gemm_order_ != GemmOrder::library)
+      return in_parts(g.batch * g.m, parts, [&](std::int64_t begin, std::int64_t end) {
+        RowVector out(g.n);
+        for (std::int64_t q = begin; q < end; ++q) row_in_order(g, q / g.m, q % g.m, out);
+      });
     if (g.a.transposed)
       return in_parts(g.batch, parts, [&](std::int64_t begin, std::int64_t end) {
         for (std::int64_t h = begin; h < end; ++h) blocked_product(g, h);
@@ -137,6 +143,35 @@ class HostExecutor {
     else c.row(i) = g.beta * c.row(i) + out;
   }
 
+  //! Row i of C[h] with each element's products summed in gemm_order_ (`out`: n elements). The whole row is
+  //! swept per product, so the order holds for every element alike.
+  void row_in_order(const StridedBatchedGemm& g, std::int64_t h, std::int64_t i, RowVector& out) const {
+    const ConstView a = operand(g.a, h, g.m, g.k), b = operand(g.b, h, g.k, g.n);  // as stored
+    const auto term = [&](std::int64_t k) -> RowVector {
+      const float a_ik = g.a.transposed ? a(k, i) : a(i, k);
+      if (g.b.transposed) return a_ik * b.col(k).transpose();
+      return a_ik * b.row(k);
+    };
+    if (gemm_order_ == GemmOrder::pairwise_k) {
+      out = pairwise_sum(term, 0, g.k, g.n);
+    } else {
+      out.setZero();
+      for (std::int64_t s = 0; s < g.k; ++s) out += term(gemm_order_ == GemmOrder::ascending_k ? s : g.k - 1 - s);
+    }
+    View c = product(g, h);
+    if (g.beta == 0.0f) c.row(i) = out;
+    else c.row(i) = g.beta * c.row(i) + out;
+  }
+
+  //! term(begin) + ... + term(end - 1), the two halves summed first.
+  template <class Term>
+  static RowVector pairwise_sum(const Term& term, std::int64_t begin, std::int64_t end, std::int64_t n) {
+    if (end - begin == 0) return RowVector::Zero(n);
+    if (end - begin == 1) return term(begin);
+    const std::int64_t middle = begin + (end - begin) / 2;
+    return pairwise_sum(term, begin, middle, n) + pairwise_sum(term, middle, end, n);
+  }
+
   //! C[h] as one blocked product: the weight gradients (A transposed) sum over the case's rows anyway.
   static void blocked_product(const StridedBatchedGemm& g, std::int64_t h) {
     const ConstView a = operand(g.a, h, g.m, g.k), b = operand(g.b, h, g.k, g.n);
@@ -195,6 +230,7 @@ class HostExecutor {
   }
 
   int threads_;
+  GemmOrder gemm_order_;
   std::vector<std::unique_ptr<void, Free>> keep_;
 };
 

@@ -2,12 +2,15 @@
 //! @file
 //! The executors' strided batched GEMM (backends/gemm.hpp) against a plain triple loop in double, for
 //! every transposition, with leading dimensions and batch strides larger than the matrices (the layout of
-//! the per-head gate projections), and beta = 0 (C overwritten, NaN included) and beta = 1 (accumulate).
+//! the per-head gate projections), and beta = 0 (C overwritten, NaN included) and beta = 1 (accumulate); and
+//! the host executor's ordered sums (GemmOrder) bit for bit against the same float32 sums in that order.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <string>
+#include <tuple>
 #include <vector>
 
 #include "backends/host/host_executor.hpp"
@@ -52,20 +55,32 @@ struct Problem {
   }
 };
 
-class ExecutorGemm : public testing::TestWithParam<int> {};
+class ExecutorGemm : public testing::TestWithParam<std::tuple<int, GemmOrder>> {};
 
 TEST_P(ExecutorGemm, HostMatchesTripleLoop) {
-  const int v = GetParam();
+  const auto [v, order] = GetParam();
   Problem p(v & 1, v & 2, (v & 4) ? 1.0f : 0.0f);
   const std::vector<float> before = p.c;
-  HostExecutor ex;
+  HostExecutor ex(1, order);
   ex.gemm("test", p.g);
   for (std::int64_t h = 0; h < p.batch; ++h)
     for (std::int64_t i = 0; i < p.m; ++i) {
       for (std::int64_t j = 0; j < p.n; ++j) {
-        double expected = p.beta ? before[h * p.g.stride_c + i * p.g.ldc + j] : 0.0;
+        const float c_before = before[h * p.g.stride_c + i * p.g.ldc + j];
+        const float got = p.c[h * p.g.stride_c + i * p.g.ldc + j];
+        double expected = p.beta ? c_before : 0.0;
         for (std::int64_t q = 0; q < p.k; ++q) expected += double(p.a_at(h, i, q)) * p.b_at(h, q, j);
-        EXPECT_NEAR(p.c[h * p.g.stride_c + i * p.g.ldc + j], expected, 1e-5 * (1 + std::fabs(expected)))
+        EXPECT_NEAR(got, expected, 1e-5 * (1 + std::fabs(expected))) << "batch " << h << " (" << i << ", " << j << ")";
+        if (order == GemmOrder::library) continue;
+        const auto product = [&](std::int64_t q) { return p.a_at(h, i, q) * p.b_at(h, q, j); };
+        float in_order = 0;                    // the products in the order asked for, then beta C
+        if (order == GemmOrder::pairwise_k) {  // k = 9: ((0 + 1) + (2 + 3)) + ((4 + 5) + (6 + (7 + 8)))
+          in_order = ((product(0) + product(1)) + (product(2) + product(3))) +
+                     ((product(4) + product(5)) + (product(6) + (product(7) + product(8))));
+        } else {
+          for (std::int64_t s = 0; s < p.k; ++s) in_order += product(order == GemmOrder::ascending_k ? s : p.k - 1 - s);
+        }
+        EXPECT_EQ(got, p.beta ? p.beta * c_before + in_order : in_order)
             << "batch " << h << " (" << i << ", " << j << ")";
       }
       for (std::int64_t j = p.n; j < p.g.ldc; ++j)  // the padding of C is not touched
@@ -73,10 +88,18 @@ TEST_P(ExecutorGemm, HostMatchesTripleLoop) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Transpositions, ExecutorGemm, testing::Range(0, 8), [](const auto& info) {
-  const int v = info.param;
-  return std::string(v & 1 ? "At" : "A") + (v & 2 ? "Bt" : "B") + (v & 4 ? "_accumulate" : "_overwrite");
-});
+std::string gemm_test_name(const testing::TestParamInfo<std::tuple<int, GemmOrder>>& info) {
+  const int v = std::get<0>(info.param);
+  const char* orders[] = {"library", "ascending_k", "descending_k", "pairwise_k"};
+  return std::string(v & 1 ? "At" : "A") + (v & 2 ? "Bt" : "B") + (v & 4 ? "_accumulate_" : "_overwrite_") +
+         orders[static_cast<int>(std::get<1>(info.param))];
+}
+
+INSTANTIATE_TEST_SUITE_P(Transpositions, ExecutorGemm,
+                         testing::Combine(testing::Range(0, 8),
+                                          testing::Values(GemmOrder::library, GemmOrder::ascending_k,
+                                                          GemmOrder::descending_k, GemmOrder::pairwise_k)),
+                         gemm_test_name);
 
 }  // namespace
 }  // namespace scancheck::backends
