@@ -2,14 +2,17 @@
 //! @file
 //! `scancheck gla`: gated linear attention (docs/recurrences.md section 7) on problem directories in fla's
 //! layout, ahead of the family's place in the registry, the case format and fuzzing.
-//!   `gla reference --case DIR --out OUT`: the exact values (OUT/NAME.npy) and their float32 bounds
-//!   (OUT/bounds/NAME.npy), tiered unless --precision says otherwise.
+//!   `gla reference --case DIR --out OUT`: the exact values (OUT/NAME.npy) and their bounds for the case's
+//!   io (OUT/bounds/NAME.npy), tiered unless --precision says otherwise.
 //!   `gla verify --case DIR --candidate OUT`: a kernel's outputs judged against them by the rules of
 //!   docs/tolerance.md: the bound, the float32 recurrent order as the baseline, and the error distribution
-//!   of the correct float32 orders (recurrent, and fla's chunked one at chunks of 16 and 64) as the ensemble.
+//!   of the correct float32 orders (recurrent, and fla's chunked one at chunks of 16 and 64, with the case's
+//!   io) as the ensemble.
 //! A problem directory (tests/fixtures/fla_gla holds eight): q, k, v, g, do and optional h0, dht (float32
-//! .npy, float32 io), cu_seqlens (int32), and case.json {"architecture": "gla" | "simple_gla", "scale": null or
-//! a number, and provenance "regime", "seed"}. Exit codes: 0 pass, 1 a tensor fails, 2 bad input.
+//! .npy), cu_seqlens (int32), and case.json {"architecture": "gla" | "simple_gla", "scale": null or a number,
+//! optional "io_dtype": "float32" (the default) | "bfloat16" (q, k, v, g, do then bfloat16 values; o, dq,
+//! dk, dv, dg stored in bfloat16, ht and dh0 in float32), and provenance "regime", "seed"}. Exit codes: 0 pass,
+//! 1 a tensor fails, 2 bad input.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -42,17 +45,38 @@ Tensor<double> load_input(const fs::path& file) {
   return Tensor<double>(t.dims(), std::vector<double>(t.values().begin(), t.values().end()));
 }
 
-GlaProblem load_problem(const fs::path& dir) {
+//! A problem directory: the problem and its io dtype (case.json "io_dtype", float32 when absent).
+struct GlaCase {
+  GlaProblem problem;
+  DType io = DType::float32;
+};
+
+//! With bfloat16 io q, k, v, g and do are bfloat16 values (stored as float32 in the .npy), as a kernel takes
+//! them; h0 and dht may be any float32 (fla keeps states in float32).
+void require_io_values(const GlaProblem& p, DType io, const fs::path& dir) {
+  if (io == DType::float32) return;
+  const auto check = [&](const Tensor<double>& t, const char* name) {
+    for (std::int64_t i = 0; i < t.size(); ++i)
+      if (round_to_bf16(static_cast<float>(t[i])) != t[i])
+        throw InputError(fmt::format("{}/{}.npy: {} at {} is not a bfloat16 value (case.json io_dtype bfloat16)",
+                                     dir.string(), name, t[i], index_string(t.dims(), i)));
+  };
+  check(p.q, "q"), check(p.k, "k"), check(p.v, "v"), check(p.g, "g"), check(p.d_o, "do");
+}
+
+GlaCase load_problem(const fs::path& dir) {
   const fs::path meta = dir / "case.json";
   if (!fs::exists(meta)) throw InputError(meta.string() + ": no such file (a gla problem directory has one)");
   const JsonReader reader(meta.string());
   const nlohmann::json json = read_json_file(meta, "gla problem");
   reader.object(json, "$");
-  reader.only_keys(json, "$", {"architecture", "scale", "regime", "seed"});
+  reader.only_keys(json, "$", {"architecture", "scale", "io_dtype", "regime", "seed"});
   const std::string architecture = reader.text(json, "$", "architecture");
   if (architecture != "gla" && architecture != "simple_gla")
     reader.fail("$.architecture", "expected gla or simple_gla, got '" + architecture + "'");
-  GlaProblem p;
+  GlaCase c;
+  if (json.contains("io_dtype")) c.io = parse_dtype(reader.text(json, "$", "io_dtype"));
+  GlaProblem& p = c.problem;
   p.gates = architecture == "gla" ? GateForm::vector : GateForm::scalar;
   p.scale = reader.optional_real(json, "$", "scale");
   p.q = load_input(dir / "q.npy");
@@ -67,7 +91,8 @@ GlaProblem load_problem(const fs::path& dir) {
     p.cu_seqlens.assign(offsets.values().begin(), offsets.values().end());
   }
   gla_sequences(p);  // every shape and offset checked before anything is computed
-  return p;
+  require_io_values(p, c.io, dir);
+  return c;
 }
 
 Precision gla_precision(const std::string& name) {
@@ -84,17 +109,18 @@ struct GlaReferenceOptions {
 };
 
 int run_gla_reference(const GlaReferenceOptions& o) {
-  const GlaProblem p = load_problem(o.case_dir);
+  const GlaCase c = load_problem(o.case_dir);
   require_output_apart(o.case_dir, o.out, "--out");
-  const GlaEvaluation e = gla_evaluate(p, gla_precision(o.precision), {.chunk = o.chunk}, o.threads);
+  const GlaEvaluation e =
+      gla_evaluate(c.problem, gla_precision(o.precision), {.chunk = o.chunk, .io = c.io}, o.threads);
   write_directory_atomically(o.out, [&](const fs::path& tmp) {
     fs::create_directories(tmp / "bounds");
     for (const auto& [name, values] : e.values) write_npy(tmp / (name + ".npy"), values);
     for (const auto& [name, bounds] : e.bounds) write_npy(tmp / "bounds" / (name + ".npy"), bounds);
   });
-  std::printf("wrote %s: %s values and float32 bounds (%lld not certified in double, %zu blocks in float128)\n",
-              o.out.c_str(), o.precision.c_str(), static_cast<long long>(e.uncertified_elements),
-              e.float128_blocks.size());
+  std::printf("wrote %s: %s values and %s-io bounds (%lld not certified in double, %zu blocks in float128)\n",
+              o.out.c_str(), o.precision.c_str(), std::string(to_string(c.io)).c_str(),
+              static_cast<long long>(e.uncertified_elements), e.float128_blocks.size());
   return 0;
 }
 
@@ -105,7 +131,8 @@ struct GlaVerifyOptions {
 };
 
 int run_gla_verify(const GlaVerifyOptions& o) {
-  const GlaProblem p = load_problem(o.case_dir);
+  const GlaCase c = load_problem(o.case_dir);
+  const GlaProblem& p = c.problem;
   const TolerancePolicy policy = o.judge.policy();
   std::map<std::string, Tensor<float>> got;
   for (const auto& entry : fs::directory_iterator(o.candidate)) {
@@ -120,7 +147,7 @@ int run_gla_verify(const GlaVerifyOptions& o) {
     if (tensor.dims() != gla_output_dims(p, name))
       throw InputError(fmt::format("{}/{}.npy is {}, expected {}", o.candidate, name, to_string(tensor.dims()),
                                    to_string(gla_output_dims(p, name))));
-  const GlaJudgement j = judge_gla(p, got, policy, {.chunk = o.chunk}, o.judge.threads);
+  const GlaJudgement j = judge_gla(p, got, policy, {.chunk = o.chunk, .io = c.io}, o.judge.threads);
   std::printf("%-6s %10s %10s %10s %10s  verdict\n", "tensor", "err/bound", "max abs", "ulp p50", "ulp max");
   for (const GlaTensorJudgement& t : j.tensors) {
     const TensorMetrics& m = t.metrics;

@@ -26,11 +26,11 @@ GlaJudgement judge_gla(const GlaProblem& p, const std::map<std::string, Tensor<f
     if (std::find(std::begin(gla_output_names), std::end(gla_output_names), name) == std::end(gla_output_names))
       throw InputError(fmt::format("{}: not an output of gla (o, ht, dq, dk, dv, dg, dh0)", name));
   const GlaEvaluation exact = gla_evaluate(p, Precision::tiered, options, threads);
-  // The correct float32 orders: the recurrent one (rule 3's baseline) and fla's chunked one at chunks of 16
-  // and 64; rule 4 compares the run's error distribution with the worst of theirs.
+  // The correct float32 orders with the problem's io: the recurrent one (rule 3's baseline) and fla's chunked
+  // one at chunks of 16 and 64; rule 4 compares the run's error distribution with the worst of theirs.
   std::vector<std::map<std::string, Tensor<double>>> orders;
-  orders.push_back(gla_reference(p, Precision::float32, threads));
-  for (const std::int64_t chunk : {16, 64}) orders.push_back(gla_chunked_float32(p, chunk, threads));
+  orders.push_back(gla_recurrent_float32(p, threads, options.io));
+  for (const std::int64_t chunk : {16, 64}) orders.push_back(gla_chunked_float32(p, chunk, threads, options.io));
   GlaJudgement result;
   for (std::string_view n : gla_output_names) {
     const std::string name(n);
@@ -41,6 +41,7 @@ GlaJudgement judge_gla(const GlaProblem& p, const std::map<std::string, Tensor<f
     const Tensor<float> baseline = as_float(orders.front().at(name));
     TensorComparison in;
     in.name = name;
+    in.dtype = name == "ht" || name == "dh0" ? DType::float32 : options.io;  // as fla stores them
     in.got = &got.at(name);
     in.exact = &exact.values.at(name);
     in.bound = &exact.bounds.at(name);

@@ -26,6 +26,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/dtype.hpp"
 #include "core/tensor.hpp"
 #include "reference/reference.hpp"
 
@@ -69,16 +70,36 @@ std::map<std::string, Tensor<double>> gla_reference(const GlaProblem&, Precision
 
 //! fla's chunked algorithm in float32 with chunks of `chunk` steps (reference/gla_chunked.hpp): a correct float32
 //! order, beside gla_reference's recurrent one at Precision::float32. Same names and shapes as gla_reference.
-std::map<std::string, Tensor<double>> gla_chunked_float32(const GlaProblem&, std::int64_t chunk, int threads = 0);
+//! With bfloat16 io, its matrix products take bfloat16 operands as fla's do (float32 accumulation) and o, dq,
+//! dk, dv, dg are stored in bfloat16 (ht, dh0 in float32).
+std::map<std::string, Tensor<double>> gla_chunked_float32(const GlaProblem&, std::int64_t chunk, int threads = 0,
+                                                          DType io = DType::float32);
+
+//! The recurrent order in float32 (fla's fused_recurrent: state and accumulation in float32) with the io of
+//! `io`: gla_reference at Precision::float32, then o, dq, dk, dv, dg rounded to bfloat16 for bfloat16 io.
+std::map<std::string, Tensor<double>> gla_recurrent_float32(const GlaProblem&, int threads = 0,
+                                                            DType io = DType::float32);
 
 //! The evaluation orders a bound admits besides the recurrent one (docs/reference.md, "Gated linear attention").
 struct GlaBoundOptions {
   //! The most consecutive log gates a kernel sums into one cumulative gate (fla's chunk: 64); its
   //! sub-chunks and reference points lie within those windows.
   std::int64_t chunk = 64;
+  //! The inputs' and stored outputs' dtype. bfloat16: q, k, v, g, do are bfloat16 values (h0, dht any float32),
+  //! the arithmetic float32,
+  //! every matrix product's operands may be rounded to bfloat16 (gla_bf16_operand_roundings on any term's
+  //! way), and o, dq, dk, dv, dg are stored in bfloat16; ht and dh0 in float32, as fla stores them.
+  DType io = DType::float32;
 };
 
-//! Per element, a bound on |evaluation in float32 - exact| with float32 io, for every evaluation order of
+//! The bfloat16 roundings of intermediates a term meets on its way to any output in a bfloat16-io kernel:
+//! fla's chunked kernels feed every tl.dot bfloat16 operands, and a term passes through at most three of
+//! them (o: the gated query and key, then the attention entry; or the gated key of the state update, the
+//! stored state, and the gated query), one more allowed for a sub-chunk's operand. Each adds at most
+//! bfloat16's unit roundoff times the magnitudes of the terms it holds.
+inline constexpr int gla_bf16_operand_roundings = 4;
+
+//! Per element, a bound on |evaluation in float32 - exact| with the io of options.io, for every evaluation order of
 //! docs/reference.md ("Gated linear attention"): the recurrent order; chunked orders with an intra-chunk
 //! attention matrix and a carried state, gate products formed from chunk-local cumulative log gates
 //! (exp(G_t - G_s), or exp(G_t) exp(-G_s)), any chunk size up to options.chunk; GEMM sums in any order;

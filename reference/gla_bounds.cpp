@@ -131,9 +131,26 @@ void admit_dg_identity(const ref::GlaSequenceInputs<double>& a, const TermSums& 
   }
 }
 
+constexpr double u16 = 0x1p-8;  // bfloat16's unit roundoff
+
+//! bfloat16 io (GlaBoundOptions::io), the operands: each bfloat16 operand a term meets adds at most u16 times
+//! the magnitudes of the terms it holds, so u16 M per rounding.
+void admit_bf16_operands(const TermSums& sums, Outputs& bound) {
+  for (auto field : {&Outputs::o, &Outputs::ht, &Outputs::dq, &Outputs::dk, &Outputs::dg, &Outputs::dv, &Outputs::dh0})
+    for (std::size_t n = 0; n < (bound.*field).size(); ++n)
+      (bound.*field)[n] += u16 * gla_bf16_operand_roundings * (sums.magnitude.*field)[n];
+}
+
+//! bfloat16 io, a stored output's own rounding: at most u16 times the computed value, |exact| <= M plus what
+//! it erred by already.
+void admit_bf16_store(const TermSums& sums, std::vector<double> Outputs::*field, Outputs& bound) {
+  for (std::size_t n = 0; n < (bound.*field).size(); ++n)
+    (bound.*field)[n] += u16 * ((sums.magnitude.*field)[n] + (bound.*field)[n]);
+}
+
 //! The bounds of one (sequence, head) from its magnitudes `a`; `steps` is the problem's T.
 SequenceBounds bound_sequence(const ref::GlaSequenceInputs<double>& a, GateForm gates, std::int64_t C,
-                              std::int64_t steps) {
+                              std::int64_t steps, DType io) {
   const TermSums sums = term_sums(a, C);
   const double K = static_cast<double>(a.keys), V = static_cast<double>(a.values);
   const double tree = tree_additions(steps), T = static_cast<double>(steps);
@@ -158,9 +175,16 @@ SequenceBounds bound_sequence(const ref::GlaSequenceInputs<double>& a, GateForm 
   // dk's and dv's terms hold their earlier end's window once (see term_sums), the others' twice.
   for (auto field : {&Outputs::o, &Outputs::ht, &Outputs::dq, &Outputs::dg, &Outputs::dh0}) fill(field, 1.0 * C);
   for (auto field : {&Outputs::dk, &Outputs::dv}) fill(field, 2.0 * C);
+  // With bfloat16 io, the identity may be formed from dq and dk as stored, operand roundings included.
+  const bool bf16 = io == DType::bfloat16;
+  if (bf16) {
+    admit_bf16_operands(sums, b.float32);
+    for (auto field : {&Outputs::o, &Outputs::dq, &Outputs::dk, &Outputs::dv}) admit_bf16_store(sums, field, b.float32);
+  }
   admit_dg_identity(a, sums, tree, b.float32);
   if (gates == GateForm::scalar)  // the scatter sums the K channels: their bounds, plus the sum's additions
     for (std::size_t n = 0; n < b.float32.dg.size(); ++n) b.float32.dg[n] += u32 * (K + tree) * sums.magnitude.dg[n];
+  if (bf16) admit_bf16_store(sums, &Outputs::dg, b.float32);
   return b;
 }
 
@@ -182,8 +206,8 @@ std::map<std::string, Tensor<double>> gla_bounds(const GlaProblem& p, const GlaB
   auto bounds = output_tensors(p, static_cast<std::int64_t>(gla_sequences(p).size()));
   const Sink<double> sink{&bounds, [](double x) { return x; }};
   for_each_sequence(a, threads, [&](const GlaSequenceSpan& s, std::int64_t n, std::int64_t h) {
-    scatter_sequence(bound_sequence(gather_sequence<double>(a, s, n, h), a.gates, C, a.q.dim(1)).float32, sink, s, n,
-                     h);
+    scatter_sequence(bound_sequence(gather_sequence<double>(a, s, n, h), a.gates, C, a.q.dim(1), options.io).float32,
+                     sink, s, n, h);
   });
   return bounds;
 }
@@ -206,7 +230,7 @@ GlaEvaluation gla_evaluate(const GlaProblem& p, Precision precision, const GlaBo
   std::atomic<std::int64_t> not_certified{0};
   std::mutex recomputed;
   for_each_sequence(p, threads, [&](const GlaSequenceSpan& s, std::int64_t n, std::int64_t h) {
-    const SequenceBounds b = bound_sequence(gather_sequence<double>(a, s, n, h), a.gates, C, a.q.dim(1));
+    const SequenceBounds b = bound_sequence(gather_sequence<double>(a, s, n, h), a.gates, C, a.q.dim(1), options.io);
     scatter_sequence(b.float32, bounds, s, n, h);
     const Outputs working = ref::gla_sequence(gather_sequence<double>(p, s, n, h));
     const std::int64_t count = uncertified(working, b);

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <vector>
 
+#include "core/dtype.hpp"
 #include "reference/gla.hpp"
 #include "reference/gla_driver.hpp"
 
@@ -33,6 +34,12 @@ GlaSequenceOutputs<float> gla_chunked_sequence(const GlaSequenceInputs<float>& i
   const std::int64_t T = in.length, K = in.keys, V = in.values, C = std::max<std::int64_t>(schedule.chunk, 1);
   const float scale = in.scale;
   using std::exp;
+  // An operand of a matrix product, rounded to bfloat16 where the io is.
+  const auto operand = [&](float x) { return schedule.bf16_io ? round_to_bf16(x) : x; };
+  const auto operands = [&](std::vector<float> xs) {
+    for (float& x : xs) x = operand(x);
+    return xs;
+  };
   GlaSequenceOutputs<float> out;
   out.o.assign(T * V, 0.0f);
   out.dv.assign(T * V, 0.0f);
@@ -59,14 +66,15 @@ GlaSequenceOutputs<float> gla_chunked_sequence(const GlaSequenceInputs<float>& i
   for (std::int64_t c = 0; c < chunks; ++c) {
     const std::int64_t c0 = c * C, c1 = std::min(T, c0 + C), last = c1 - 1;
     const std::vector<float>& S = entering[c];
+    const std::vector<float> stored = operands(S);  // the state as the output kernel reads it
     for (std::int64_t t = c0; t < c1; ++t)
       for (std::int64_t j = 0; j < V; ++j) {
         float inter = 0, intra = 0;
-        for (std::int64_t i = 0; i < K; ++i) inter += q(t, i) * exp(G[t * K + i]) * S[i * V + j];
+        for (std::int64_t i = 0; i < K; ++i) inter += operand(q(t, i) * exp(G[t * K + i])) * stored[i * V + j];
         for (std::int64_t s = c0; s <= t - (mutation == diagonal_dropped); ++s) {
           float a = 0;
           for (std::int64_t i = 0; i < K; ++i) a += q(t, i) * k(s, i) * decay(t, s, i);
-          intra += a * v(s, j);
+          intra += operand(a) * v(s, j);
         }
         out.o[t * V + j] = scale * (inter + intra);
       }
@@ -74,7 +82,7 @@ GlaSequenceOutputs<float> gla_chunked_sequence(const GlaSequenceInputs<float>& i
     for (std::int64_t i = 0; i < K; ++i)
       for (std::int64_t j = 0; j < V; ++j) {
         float sum = (mutation == carried_state_undecayed ? 1.0f : exp(G[last * K + i])) * S[i * V + j];
-        for (std::int64_t s = c0; s < c1; ++s) sum += k(s, i) * decay(last, s, i) * v(s, j);
+        for (std::int64_t s = c0; s < c1; ++s) sum += operand(k(s, i) * decay(last, s, i)) * v(s, j);
         next[i * V + j] = sum;
       }
   }
@@ -83,7 +91,8 @@ GlaSequenceOutputs<float> gla_chunked_sequence(const GlaSequenceInputs<float>& i
   std::vector<float> dS = in.dht.empty() ? std::vector<float>(K * V, 0.0f) : in.dht;  // leaving the chunk
   for (std::int64_t c = chunks - 1; c >= 0; --c) {
     const std::int64_t c0 = c * C, c1 = std::min(T, c0 + C), last = c1 - 1;
-    const std::vector<float>& S = entering[mutation == dq_from_next_state ? c + 1 : c];
+    const std::vector<float> S = operands(entering[mutation == dq_from_next_state ? c + 1 : c]);
+    const std::vector<float> dS_stored = operands(dS);
     for (std::int64_t t = c0; t < c1; ++t)
       for (std::int64_t i = 0; i < K; ++i) {
         float inter = 0, intra = 0;
@@ -91,7 +100,7 @@ GlaSequenceOutputs<float> gla_chunked_sequence(const GlaSequenceInputs<float>& i
         for (std::int64_t s = c0; s <= t; ++s) {
           float dov = 0;
           for (std::int64_t j = 0; j < V; ++j) dov += d_o(t, j) * v(s, j);
-          intra += dov * k(s, i) * decay(t, s, i);
+          intra += operand(dov) * k(s, i) * decay(t, s, i);
         }
         out.dq[t * K + i] = scale * (inter * exp(G[t * K + i]) + intra);
       }
@@ -101,9 +110,9 @@ GlaSequenceOutputs<float> gla_chunked_sequence(const GlaSequenceInputs<float>& i
         for (std::int64_t t = s; t < c1; ++t) {
           float dov = 0;
           for (std::int64_t j = 0; j < V; ++j) dov += d_o(t, j) * v(s, j);
-          intra += (mutation == backward_without_scale ? 1.0f : scale) * dov * q(t, i) * decay(t, s, i);
+          intra += (mutation == backward_without_scale ? 1.0f : scale) * operand(dov) * q(t, i) * decay(t, s, i);
         }
-        for (std::int64_t j = 0; j < V; ++j) carried += v(s, j) * dS[i * V + j];
+        for (std::int64_t j = 0; j < V; ++j) carried += v(s, j) * dS_stored[i * V + j];
         out.dk[s * K + i] = intra + carried * decay(last, s, i);
       }
       for (std::int64_t j = 0; j < V; ++j) {
@@ -111,9 +120,9 @@ GlaSequenceOutputs<float> gla_chunked_sequence(const GlaSequenceInputs<float>& i
         for (std::int64_t t = s; t < c1; ++t) {
           float a = 0;
           for (std::int64_t i = 0; i < K; ++i) a += q(t, i) * k(s, i) * decay(t, s, i);
-          intra += scale * a * d_o(t, j);
+          intra += scale * operand(a) * d_o(t, j);
         }
-        for (std::int64_t i = 0; i < K; ++i) carried += k(s, i) * decay(last, s, i) * dS[i * V + j];
+        for (std::int64_t i = 0; i < K; ++i) carried += operand(k(s, i) * decay(last, s, i)) * dS_stored[i * V + j];
         out.dv[s * V + j] = intra + carried;
       }
     }
@@ -121,7 +130,7 @@ GlaSequenceOutputs<float> gla_chunked_sequence(const GlaSequenceInputs<float>& i
     for (std::int64_t i = 0; i < K; ++i)
       for (std::int64_t j = 0; j < V; ++j) {
         float sum = (mutation == dh0_undecayed ? 1.0f : exp(G[last * K + i])) * dS[i * V + j];
-        for (std::int64_t t = c0; t < c1; ++t) sum += scale * q(t, i) * exp(G[t * K + i]) * d_o(t, j);
+        for (std::int64_t t = c0; t < c1; ++t) sum += scale * operand(q(t, i) * exp(G[t * K + i])) * d_o(t, j);
         previous[i * V + j] = sum;
       }
     dS = std::move(previous);
@@ -142,14 +151,33 @@ GlaSequenceOutputs<float> gla_chunked_sequence(const GlaSequenceInputs<float>& i
 
 namespace scancheck {
 
-std::map<std::string, Tensor<double>> gla_chunked_float32(const GlaProblem& p, std::int64_t chunk, int threads) {
+namespace {
+
+//! The outputs as a kernel with io `io` stores them: o, dq, dk, dv, dg rounded to bfloat16 once (a scalar
+//! gate's dg after its sum over K), ht and dh0 in float32.
+std::map<std::string, Tensor<double>> stored_in(DType io, std::map<std::string, Tensor<double>> out) {
+  if (io == DType::bfloat16)
+    for (const char* stored : {"o", "dq", "dk", "dv", "dg"})
+      for (double& x : out.at(stored).values()) x = round_to_bf16(static_cast<float>(x));
+  return out;
+}
+
+}  // namespace
+
+std::map<std::string, Tensor<double>> gla_chunked_float32(const GlaProblem& p, std::int64_t chunk, int threads,
+                                                          DType io) {
   using namespace gla_driver;
   auto out = output_tensors(p, static_cast<std::int64_t>(gla_sequences(p).size()));
   const Sink<float> sink{&out, [](float x) { return static_cast<double>(x); }};
+  const ref::ChunkedSchedule schedule{.chunk = chunk, .bf16_io = io == DType::bfloat16};
   for_each_sequence(p, threads, [&](const GlaSequenceSpan& s, std::int64_t n, std::int64_t h) {
-    scatter_sequence(ref::gla_chunked_sequence(gather_sequence<float>(p, s, n, h), {.chunk = chunk}), sink, s, n, h);
+    scatter_sequence(ref::gla_chunked_sequence(gather_sequence<float>(p, s, n, h), schedule), sink, s, n, h);
   });
-  return out;
+  return stored_in(io, std::move(out));
+}
+
+std::map<std::string, Tensor<double>> gla_recurrent_float32(const GlaProblem& p, int threads, DType io) {
+  return stored_in(io, gla_reference(p, Precision::float32, threads));
 }
 
 }  // namespace scancheck

@@ -41,6 +41,11 @@ const char* to_string(GlaChunkedMutation);
 struct ChunkedSchedule {
   std::int64_t chunk = 64;
   GlaChunkedMutation mutation = GlaChunkedMutation::none;
+  //! bfloat16 io as fla's chunked kernels have it: the gated queries and keys, the attention entries, the
+  //! stored states and their cotangents, and do v^T enter their products rounded to bfloat16 (float32
+  //! accumulation; the state is carried in float32). Storing the outputs in bfloat16 is the caller's
+  //! (gla_chunked_float32): a scalar gate's dg is stored after its sum over K.
+  bool bf16_io = false;
 };
 
 GlaSequenceOutputs<float> gla_chunked_sequence(const GlaSequenceInputs<float>&, const ChunkedSchedule&);

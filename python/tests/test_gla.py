@@ -1,6 +1,7 @@
 """scancheck.gla: gated linear attention problems drawn, run through PyTorch autograd and judged by
 `scancheck gla verify`; fla's kernels (fused recurrent under Triton's interpreter, the naive recurrences)
-pass, kernels with a known mistake fail, and bad input is an error naming it."""
+pass in float32 and bfloat16 io and in either layout, kernels with a known mistake fail, and bad input is an
+error naming it."""
 
 from __future__ import annotations
 
@@ -66,6 +67,64 @@ def test_a_kernel_losing_accuracy_everywhere_fails_by_its_distribution():
     verdict = gla.verify(problem, gla.run_torch(rounded, problem))
     assert not verdict.passed
     assert any(line.startswith("o ") and line.endswith("FAIL") for line in verdict.report.splitlines())
+
+
+@pytest.mark.parametrize("regime", gla.REGIMES)
+@pytest.mark.parametrize(
+    ("architecture", "kernel"), [("gla", fused_recurrent_gla), ("simple_gla", fused_recurrent_simple_gla)]
+)
+def test_fla_fused_recurrent_kernels_pass_in_bfloat16(architecture, kernel, regime):
+    problem = gla.draw(
+        architecture, batch=1, length=45, heads=2, keys=8, values=8, seed=6, regime=regime, io_dtype="bfloat16"
+    )
+    assert np.array_equal(gla.round_to_bfloat16(problem.q), problem.q)
+    verdict = gla.verify(problem, gla.run_torch(kernel, problem))
+    assert verdict.passed, verdict.report
+
+
+def test_a_state_kept_in_bfloat16_fails_on_the_states_it_returns():
+    # The recurrence with its state kept in bfloat16 (rounded at every step, where fla carries and returns
+    # float32): its final state and dh0 lose accuracy on every element, many times what any correct order
+    # loses; its o, dq, dk, dv stay within what bfloat16 operands in a chunked kernel lose, and pass.
+    def bf16_state(q, k, v, g, scale=None, initial_state=None, output_final_state=True, cu_seqlens=None):
+        state = initial_state.to(torch.bfloat16)
+        outputs = []
+        for t in range(q.shape[1]):
+            decay = g[:, t].exp()[..., None, None]
+            state = decay * state + k[:, t, :, :, None] * v[:, t, :, None, :]
+            outputs.append(torch.einsum("bhk,bhkv->bhv", q[:, t] * scale, state))
+        return torch.stack(outputs, dim=1), state
+
+    problem = gla.draw(
+        "simple_gla",
+        batch=1,
+        length=200,
+        heads=1,
+        keys=8,
+        values=8,
+        seed=8,
+        regime="long_memory",
+        io_dtype="bfloat16",
+        scale=0.5,
+    )
+    assert gla.verify(problem, gla.run_torch(fused_recurrent_simple_gla, problem)).passed
+    verdict = gla.verify(problem, gla.run_torch(bf16_state, problem))
+    assert not verdict.passed
+    failing = {line.split()[0] for line in verdict.report.splitlines()[1:-1] if line.endswith("FAIL")}
+    assert failing == {"ht", "dh0"}, verdict.report
+    assert "accuracy lost on every element" in verdict.report
+
+
+def test_head_first_kernels_are_called_in_their_layout():
+    def head_first(q, k, v, g, **kwargs):
+        assert q.shape == (2, 3, 7, 4)  # [B, H, T, K]
+        o, ht = fused_recurrent_gla(*(x.transpose(1, 2) for x in (q, k, v, g)), **kwargs)
+        return o.transpose(1, 2), ht
+
+    problem = gla.draw("gla", batch=2, length=7, heads=3, keys=4, values=5, seed=2)
+    outputs = gla.run_torch(head_first, problem, head_first=True)
+    assert outputs["o"].shape == (2, 7, 3, 5)
+    assert gla.verify(problem, outputs).passed
 
 
 def test_outputs_in_any_memory_order_are_judged():

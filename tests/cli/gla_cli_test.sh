@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `scancheck gla reference` and `gla verify` end to end on a checked-in problem (tests/fixtures/fla_gla): fla's
 # own float64 outputs pass; a systematic 3e-6 relative error on o fails by the distribution rule and one wrong
-# element by the bound; bad input is one line, exit 2, nothing written.
+# element by the bound; bfloat16 io; bad input is one line, exit 2, nothing written.
 # Usage: gla_cli_test.sh SCANCHECK FIXTURES      (Debian's /usr/bin/python3 with numpy edits the .npy files)
 set -uo pipefail
 scancheck=$1 fixtures=$2
@@ -48,4 +48,20 @@ expect 2 "an unknown architecture is named" -- "$scancheck" gla verify --case "$
 mkdir "$work/unknown" && cp "$problem/expected/o.npy" "$work/unknown/y.npy"
 expect 2 "an output gla has not is named" -- "$scancheck" gla verify --case "$problem" --candidate "$work/unknown"
 expect 2 "a problem without case.json" -- "$scancheck" gla reference --case "$work" --out "$work/none"
+
+# bfloat16 io: inputs rounded to bfloat16, outputs stored in it (o, dq, dk, dv, dg) pass against the
+# bfloat16-io bound; the same rounding fails a float32-io case; a float32 input of a bfloat16 case is named.
+to_bf16='(((a.astype(np.float32).view(np.uint32) + 0x7FFF + ((a.astype(np.float32).view(np.uint32) >> 16) & 1)) & 0xFFFF0000).view(np.float32))'
+cp -r "$problem" "$work/bf16" && rm -r "$work/bf16/expected"
+for f in q k v g do; do edit "$work/bf16/$f.npy" "$to_bf16"; done  # h0, dht stay float32, as fla keeps them
+sed -i 's/"architecture"/"io_dtype": "bfloat16", "architecture"/' "$work/bf16/case.json"
+expect 0 "a bfloat16-io reference" -- "$scancheck" gla reference --case "$work/bf16" --out "$work/ref16"
+mkdir "$work/stored16" && cp "$work/ref16"/*.npy "$work/stored16/"
+for f in o dq dk dv dg; do edit "$work/stored16/$f.npy" "$to_bf16"; done
+expect 0 "outputs stored in bfloat16 pass a bfloat16-io case" -- "$scancheck" gla verify --case "$work/bf16" --candidate "$work/stored16"
+mkdir "$work/stored16-f32" && cp "$problem/expected"/o.npy "$work/stored16-f32/" && edit "$work/stored16-f32/o.npy" "$to_bf16"
+expect 1 "o stored in bfloat16 fails a float32-io case" -- "$scancheck" gla verify --case "$problem" --candidate "$work/stored16-f32"
+cp -r "$problem" "$work/not16" && sed -i 's/"architecture"/"io_dtype": "bfloat16", "architecture"/' "$work/not16/case.json"
+expect 2 "a float32 input of a bfloat16-io case is named" -- "$scancheck" gla reference --case "$work/not16" --out "$work/not16-out"
+grep -q "q.npy: .* is not a bfloat16 value" "$work/stderr" || fail "input not named: $(cat "$work/stderr")"
 exit "$status"

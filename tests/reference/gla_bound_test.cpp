@@ -5,8 +5,10 @@
 //! - the recurrent order (gla_reference at Precision::float32: fla's fused_recurrent);
 //! - fla's chunked structure (gla_chunked_float32, reference/gla_chunked.hpp) with chunks of 7, 16 and 64.
 //! Every element of every output must lie within its bound, over regimes that stress each term of it; the
-//! looseness (error / bound) is printed. The bounds are not vacuous: a chunked kernel that forgets to decay
-//! the carried state, and a recurrent one that reads its gate a step late, exceed them.
+//! looseness (error / bound) is printed. With bfloat16 io, the same orders with bfloat16 operands and stored
+//! outputs, as fla's kernels have them, against the bfloat16-io bound. The bounds are not vacuous: a chunked
+//! kernel that forgets to decay the carried state, and a recurrent one that reads its gate a step late,
+//! exceed them.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,6 +16,7 @@
 #include <cstdint>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -79,6 +82,44 @@ TEST(GlaBounds, HoldForTheRecurrentAndChunkedOrdersInFloat32) {
   }
 }
 
+//! The problem with every input rounded to bfloat16: what a bfloat16-io kernel is given.
+GlaProblem in_bf16(GlaProblem p) {
+  for (Tensor<double>* t : {&p.q, &p.k, &p.v, &p.g, &p.d_o})
+    for (double& x : t->values()) x = round_to_bf16(static_cast<float>(x));
+  for (std::optional<Tensor<double>>* t : {&p.h0, &p.dht})
+    if (*t)
+      for (double& x : (*t)->values()) x = round_to_bf16(static_cast<float>(x));
+  return p;
+}
+
+TEST(GlaBounds, HoldForBfloat16IoOrders) {
+  // bfloat16 io (GlaBoundOptions::io): the recurrent order with its outputs stored in bfloat16 (fla's
+  // fused_recurrent), and the chunked order with bfloat16 operands in every product (fla's chunk kernels),
+  // within the bfloat16-io bound; and not within the float32-io one, which is therefore strict enough to
+  // tell a float32 kernel that rounds like a bfloat16 one.
+  std::uint64_t seed = 400;
+  int beyond_float32_bound = 0;
+  for (const BoundCase& c : bound_cases) {
+    const GlaProblem p = in_bf16(draw(++seed, c.regime, c.gates, 2, c.T, 2, c.K, c.V));
+    const std::string name = c.regime + (c.gates == GateForm::vector ? " gla" : " simple_gla");
+    SCOPED_TRACE(name);
+    const auto exact = gla_reference(p, Precision::float128);
+    const auto bound = gla_bounds(p, {.io = DType::bfloat16}), float32_bound = gla_bounds(p);
+    std::cout << name << " bfloat16 io, T " << c.T << ":";
+    const auto judge = [&](const std::string& order, const std::map<std::string, Tensor<double>>& got) {
+      const Looseness l = looseness(got, exact, bound);
+      EXPECT_LE(l.worst, 1.0) << order << " exceeds its bound at " << l.where;
+      beyond_float32_bound += looseness(got, exact, float32_bound).worst > 1.0;
+      std::cout << " " << order << " " << l.worst << " (" << l.where << ")";
+    };
+    judge("recurrent", gla_recurrent_float32(p, 0, DType::bfloat16));
+    for (const std::int64_t C : {16, 64})
+      judge("chunk" + std::to_string(C), gla_chunked_float32(p, C, 0, DType::bfloat16));
+    std::cout << "\n";
+  }
+  EXPECT_EQ(beyond_float32_bound, 3 * static_cast<int>(bound_cases.size()));
+}
+
 TEST(GlaBounds, ChunkedFloat32IsTheSameFunction) {
   // The chunked evaluator agrees with the reference to float32 accuracy on a benign case, so the bound test
   // above measures rounding, not a different function.
@@ -113,6 +154,8 @@ TEST(GlaBounds, AreExceededByWrongKernels) {
            {"dh0", &ref::GlaSequenceOutputs<float>::dh0}})
     undecayed[name] = as_tensor(wrong.*field, exact.at(name));
   EXPECT_GT(looseness(undecayed, exact, bound).worst, 100.0);
+  // The bfloat16-io bound, 256 times looser per rounding, still leaves it far out (362 bounds).
+  EXPECT_GT(looseness(undecayed, exact, gla_bounds(p, {.io = DType::bfloat16})).worst, 100.0);
   GlaProblem late = p;
   for (std::int64_t t = late.g.dim(1) - 1; t > 0; --t)
     for (std::int64_t i = 0; i < 4; ++i) late.g(0, t, 0, i) = p.g(0, t - 1, 0, i);
