@@ -10,7 +10,7 @@
 //!   io) as the ensemble.
 //! A problem directory (tests/fixtures/fla_gla holds eight): q, k, v, g, do and optional h0, dht (float32
 //! .npy), cu_seqlens (int32), and case.json {"architecture": "gla" | "simple_gla", "scale": null or a number,
-//! optional "io_dtype": "float32" (the default) | "bfloat16" (q, k, v, g, do then bfloat16 values; o, dq,
+//! optional "io_dtype": "float32" (the default) | "bfloat16" (q, k, v, do then bfloat16 values; o, dq,
 //! dk, dv, dg stored in bfloat16, ht and dh0 in float32), and provenance "regime", "seed"}. Exit codes: 0 pass,
 //! 1 a tensor fails, 2 bad input.
 #include <algorithm>
@@ -51,8 +51,8 @@ struct GlaCase {
   DType io = DType::float32;
 };
 
-//! With bfloat16 io q, k, v, g and do are bfloat16 values (stored as float32 in the .npy), as a kernel takes
-//! them; h0 and dht may be any float32 (fla keeps states in float32).
+//! With bfloat16 io q, k, v and do are bfloat16 values (stored as float32 in the .npy), as a kernel takes
+//! them; g, h0 and dht may be any float32 (recurrences.md section 7: fla often keeps gates and states in it).
 void require_io_values(const GlaProblem& p, DType io, const fs::path& dir) {
   if (io == DType::float32) return;
   const auto check = [&](const Tensor<double>& t, const char* name) {
@@ -61,7 +61,7 @@ void require_io_values(const GlaProblem& p, DType io, const fs::path& dir) {
         throw InputError(fmt::format("{}/{}.npy: {} at {} is not a bfloat16 value (case.json io_dtype bfloat16)",
                                      dir.string(), name, t[i], index_string(t.dims(), i)));
   };
-  check(p.q, "q"), check(p.k, "k"), check(p.v, "v"), check(p.g, "g"), check(p.d_o, "do");
+  check(p.q, "q"), check(p.k, "k"), check(p.v, "v"), check(p.d_o, "do");
 }
 
 GlaCase load_problem(const fs::path& dir) {

@@ -85,10 +85,11 @@ struct GlaBoundOptions {
   //! The most consecutive log gates a kernel sums into one cumulative gate (fla's chunk: 64); its
   //! sub-chunks and reference points lie within those windows.
   std::int64_t chunk = 64;
-  //! The inputs' and stored outputs' dtype. bfloat16: q, k, v, g, do are bfloat16 values (h0, dht any float32),
+  //! The inputs' and stored outputs' dtype. bfloat16: q, k, v, do are bfloat16 values (g, h0, dht any float32),
   //! the arithmetic float32,
   //! every matrix product's operands may be rounded to bfloat16 (gla_bf16_operand_roundings on any term's
-  //! way), and o, dq, dk, dv, dg are stored in bfloat16; ht and dh0 in float32, as fla stores them.
+  //! way), and o, dq, dk, dv, dg are stored in bfloat16 (dg may be float32: the bound admits either); ht and dh0
+  //! in float32, as fla stores them.
   DType io = DType::float32;
 };
 
