@@ -40,7 +40,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 # The gpu-labelled test programs (tests/backends), in order of value: the backends against the reference
 # first. cuda_executor_test is unit-labelled (it expects no device) and plugin_install/plugin_example_cuda
 # need a CMake package build: none of them is staged.
-GPU_TESTS=(scan_backend_gpu_test gated_backend_gpu_test gemm_gpu_test gate_math_gpu_test cuda_bf16_test)
+GPU_TESTS=(scan_backend_gpu_test gated_backend_gpu_test gemm_gpu_test gate_math_gpu_test cuda_bf16_test gla_backend_gpu_test)
 PROFILE_NAME=backward_profile_seed.json
 # The production backends in bf16, the dtype the seed profile was taken in (torch's BFloat16 kernels).
 PRODUCTION_BF16='{rglru/fused_grouped_prefix32_hierarchical_chunk16,complex_rglru/fused_output_fused_write_shared_sfu_chunk32,complex_rglru/fused_output_fused_write_shared_sfu_grouped_prefix64_hierarchical_chunk32}@bf16'

@@ -82,16 +82,6 @@ TEST(GlaBounds, HoldForTheRecurrentAndChunkedOrdersInFloat32) {
   }
 }
 
-//! The problem with every input rounded to bfloat16: what a bfloat16-io kernel is given.
-GlaProblem in_bf16(GlaProblem p) {
-  for (Tensor<double>* t : {&p.q, &p.k, &p.v, &p.g, &p.d_o})
-    for (double& x : t->values()) x = round_to_bf16(static_cast<float>(x));
-  for (std::optional<Tensor<double>>* t : {&p.h0, &p.dht})
-    if (*t)
-      for (double& x : (*t)->values()) x = round_to_bf16(static_cast<float>(x));
-  return p;
-}
-
 TEST(GlaBounds, HoldForBfloat16IoOrders) {
   // bfloat16 io (GlaBoundOptions::io): the recurrent order with its outputs stored in bfloat16 (fla's
   // fused_recurrent), and the chunked order with bfloat16 operands in every product (fla's chunk kernels),

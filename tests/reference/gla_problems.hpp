@@ -7,9 +7,11 @@
 
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <string>
 
+#include "core/dtype.hpp"
 #include "reference/gla.hpp"
 
 namespace scancheck {
@@ -46,6 +48,16 @@ inline GlaProblem draw(std::uint64_t seed, const std::string& regime, GateForm g
   p.d_o = fill({B, T, H, V}, activation);
   p.h0 = fill({B, H, K, V}, activation);
   p.dht = fill({B, H, K, V}, activation);
+  return p;
+}
+
+//! The problem with its inputs rounded to bfloat16: what a bfloat16-io kernel is given.
+inline GlaProblem in_bf16(GlaProblem p) {
+  for (Tensor<double>* t : {&p.q, &p.k, &p.v, &p.g, &p.d_o})
+    for (double& x : t->values()) x = round_to_bf16(static_cast<float>(x));
+  for (std::optional<Tensor<double>>* t : {&p.h0, &p.dht})
+    if (*t)
+      for (double& x : (*t)->values()) x = round_to_bf16(static_cast<float>(x));
   return p;
 }
 
