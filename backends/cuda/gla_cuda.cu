@@ -4,9 +4,9 @@
 
 namespace scancheck::backends {
 
-void run_gla_cuda(const GlaArrays& io) {
+void run_gla_cuda(const GlaArrays& io, const GlaSchedule& schedule) {
   CudaExecutor ex;
-  run_gla(ex, io);
+  run_gla(ex, io, schedule);
 }
 
 }  // namespace scancheck::backends

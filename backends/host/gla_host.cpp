@@ -4,9 +4,9 @@
 
 namespace scancheck::backends {
 
-void run_gla_host(const GlaArrays& io, int threads) {
+void run_gla_host(const GlaArrays& io, const GlaSchedule& schedule, int threads) {
   HostExecutor ex(threads);
-  run_gla(ex, io);
+  run_gla(ex, io, schedule);
 }
 
 }  // namespace scancheck::backends

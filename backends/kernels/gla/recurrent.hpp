@@ -11,7 +11,7 @@
 //!                                 dk_t[i] = D . v_t, D *= alpha_t[i];  dh0[i, :] = D;
 //!                                 dg_t[i] = sum_{r >= t} (q_r dq_r - k_r dk_r)[i] + dht[i, :] . ht[i, :]
 //!   columns, program (j, h, n):   D[:, j] in reverse as above, dv_t[j] = D[:, j] . k_t
-//!   scalar gates, program (t, h, b): dg_t = the sum over i of the rows' dg_t[i], in order
+//!   then GlaGateGradient (layout.hpp) stores dg
 //!
 //! Inputs and outputs in fla's [B, T, H, D] layout, io storage IO (float or bf16) for q, k, v, do and o,
 //! dq, dk, dv, dg; gates, states and their cotangents in float32. A column or row of state lives in a
@@ -21,49 +21,11 @@
 #include <cmath>
 #include <cstdint>
 
+#include "backends/kernels/gla/layout.hpp"
 #include "backends/kernels/numeric.hpp"
 #include "backends/kernels/program.hpp"
 
 namespace scancheck::kernels {
-
-//! A problem's sizes: T rows per batch entry, N sequences (spans of rows), H heads, K keys, V values.
-struct GlaGeometry {
-  std::int64_t length, sequences, heads, keys, values;
-  bool scalar_gates;  //!< g is [B, T, H] (simple_gla), else [B, T, H, K]
-  float scale;
-};
-
-//! Sequence n: rows [begin[n], end[n]) of batch entry batch[n] (fla's cu_seqlens, or one per batch entry).
-struct GlaSpans {
-  const std::int64_t* batch;
-  const std::int64_t* begin;
-  const std::int64_t* end;
-};
-
-//! Where row t of sequence n's batch entry and head h starts in a [B, T, H, D] tensor.
-SC_HD std::int64_t gla_row(const GlaGeometry& g, std::int64_t b, std::int64_t t, std::int64_t h, std::int64_t d) {
-  return ((b * g.length + t) * g.heads + h) * d;
-}
-
-//! Where state entry (i, j) of (sequence n, head h) is in an [N, H, K, V] tensor.
-SC_HD std::int64_t gla_state(const GlaGeometry& g, std::int64_t n, std::int64_t h, std::int64_t i, std::int64_t j) {
-  return ((n * g.heads + h) * g.keys + i) * g.values + j;
-}
-
-//! The decay exp(g_t[i]) of key channel i at row t (a scalar gate is one per head).
-SC_HD float gla_decay(const GlaGeometry& g, const float* gates, std::int64_t b, std::int64_t t, std::int64_t h,
-                      std::int64_t i) {
-  using std::exp;
-  return g.scalar_gates ? exp(gates[(b * g.length + t) * g.heads + h]) : exp(gates[gla_row(g, b, t, h, g.keys) + i]);
-}
-
-template <class IO>
-struct GlaInputs {
-  const IO *q, *k, *v, *d_o;
-  const float* g;
-  const float* h0;   //!< [N, H, K, V] or nullptr (zero)
-  const float* dht;  //!< [N, H, K, V] or nullptr (zero)
-};
 
 //! o and ht: program (j, h, n) carries column j of the state.
 template <class IO>
@@ -175,26 +137,6 @@ struct GlaBackwardColumns {
       }
       store<IO>(dv, gla_row(geo, b, t, h, V) + j, sum);
     }
-  }
-};
-
-//! dg in the gate's dtype: program (t, h, b) sums the key channels' dg_t[i] of a scalar gate in order, or
-//! stores a vector gate's as they are.
-template <class G>
-struct GlaGateGradient {
-  GlaGeometry geo;
-  const float* dg_keys;  //!< [B, T, H, K]
-  G* dg;                 //!< [B, T, H] or [B, T, H, K]
-
-  SC_HD void operator()(ProgramId p) const {
-    const std::int64_t t = p.x, h = p.y, b = p.z, at = gla_row(geo, b, t, h, geo.keys);
-    if (!geo.scalar_gates) {
-      for (std::int64_t i = 0; i < geo.keys; ++i) store<G>(dg, at + i, dg_keys[at + i]);
-      return;
-    }
-    float sum = 0;
-    for (std::int64_t i = 0; i < geo.keys; ++i) sum += dg_keys[at + i];
-    store<G>(dg, (b * geo.length + t) * geo.heads + h, sum);
   }
 };
 
