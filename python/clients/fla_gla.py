@@ -3,13 +3,16 @@ judged by `scancheck gla verify` on a stream of drawn problems (scancheck.gla): 
 
     python python/clients/fla_gla.py --problems 50            # every kernel, 50 problems each
     python python/clients/fla_gla.py --kernels gla/fused_recurrent --problems 2000
+    python python/clients/fla_gla.py --io-dtype bfloat16 --problems 100   # bfloat16 inputs, as models run them
 
 Each problem is drawn from its seed: B 1-2, T 1-130, H 1-3, K and V 1-32 (T, K, V across the interpreted
 kernels' tiles), a regime of scancheck.gla.REGIMES in turn, every fourth one packed (cu_seqlens, B = 1) for
 the kernels that take offsets. Without a GPU the Triton kernels run under Triton's interpreter. `chunk`
 (gla, simple_gla) does not run there (Triton 3.6's interpreter: "'int' object has no attribute 'to'",
-the same as fla's chunked HGRN): it needs the GPU. Prints one line per failing problem (its seed and the
-verify report) and a summary per kernel; exits 1 when a kernel fails.
+the same as fla's chunked HGRN): it needs the GPU, and so does `parallel` (simple_gla) with bfloat16 io
+(already at B = T = H = K = V = 1: "'InterpreterBuilder' object has no attribute 'get_bf16'", from its
+`(b_q * scale).to(b_q.dtype)`). Prints one line per failing problem (its seed and the verify report) and a
+summary per kernel; exits 1 when a kernel fails.
 """
 
 from __future__ import annotations
@@ -67,9 +70,10 @@ KERNELS = {
     "simple_gla/parallel": Kernel("simple_gla", parallel_simple_gla, final_state=False, packed=False),
 }
 NEEDS_GPU = {"gla/chunk", "simple_gla/chunk"}  # Triton's interpreter cannot run them (the docstring)
+NEEDS_GPU_IN_BFLOAT16 = {"simple_gla/parallel"}
 
 
-def draw(kernel: Kernel, seed: int) -> gla.Problem:
+def draw(kernel: Kernel, seed: int, io_dtype: str = "float32") -> gla.Problem:
     """Problem `seed` of the stream for `kernel`."""
     rng = np.random.default_rng(seed)
     regime = gla.REGIMES[seed % len(gla.REGIMES)]
@@ -92,6 +96,7 @@ def draw(kernel: Kernel, seed: int) -> gla.Problem:
         states=kernel.final_state,
         cu_seqlens=offsets,
         scale=scale,
+        io_dtype=io_dtype,
     )
 
 
@@ -102,11 +107,11 @@ def worst_row(report: str) -> tuple[float, str]:
     return max(judged, default=(0.0, ""))
 
 
-def soak(name: str, problems: int, first_seed: int) -> bool:
+def soak(name: str, problems: int, first_seed: int, io_dtype: str) -> bool:
     kernel, failures, start = KERNELS[name], 0, time.monotonic()
     worst = (0.0, "", 0)
     for seed in range(first_seed, first_seed + problems):
-        problem = draw(kernel, seed)
+        problem = draw(kernel, seed, io_dtype)
         verdict = gla.verify(problem, gla.run_torch(kernel.run, problem, final_state=kernel.final_state))
         ratio, tensor = worst_row(verdict.report)
         worst = max(worst, (ratio, tensor, seed))
@@ -116,7 +121,7 @@ def soak(name: str, problems: int, first_seed: int) -> bool:
             print(f"{name}: problem {seed} ({problem.regime}, {shape} V {problem.v.shape[3]}) fails:\n{verdict.report}")
     elapsed = time.monotonic() - start
     summary = f"{failures} of {problems} problems fail ({elapsed:.0f} s)"
-    print(f"{name}: {summary}; worst {worst[0]:.3g} bounds ({worst[1]}, problem {worst[2]})", flush=True)
+    print(f"{name} ({io_dtype}): {summary}; worst {worst[0]:.3g} bounds ({worst[1]}, problem {worst[2]})", flush=True)
     return failures == 0
 
 
@@ -125,12 +130,14 @@ def main() -> int:
     parser.add_argument("--kernels", nargs="*", default=None, help=f"of {sorted(KERNELS)} (default: all that run here)")
     parser.add_argument("--problems", type=int, default=20, help="problems per kernel")
     parser.add_argument("--seed", type=int, default=1, help="the first problem's seed")
+    parser.add_argument("--io-dtype", choices=gla.IO_DTYPES, default="float32", help="the problems' io dtype")
     args = parser.parse_args()
-    names = args.kernels or [n for n in KERNELS if torch.cuda.is_available() or n not in NEEDS_GPU]
+    needs_gpu = NEEDS_GPU | (NEEDS_GPU_IN_BFLOAT16 if args.io_dtype == "bfloat16" else set())
+    names = args.kernels or [n for n in KERNELS if torch.cuda.is_available() or n not in needs_gpu]
     unknown = [n for n in names if n not in KERNELS]
     if unknown:
         parser.error(f"unknown kernels {unknown}; known: {sorted(KERNELS)}")
-    results = [soak(name, args.problems, args.seed) for name in names]
+    results = [soak(name, args.problems, args.seed, args.io_dtype) for name in names]
     return 0 if all(results) else 1
 
 
