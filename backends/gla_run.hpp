@@ -72,23 +72,24 @@ void chunked(Exec& ex, const GlaArrays& io, const Buffers<IO>& b, std::int64_t c
   const kernels::GlaChunking chunking{chunk, ex.copy_in(chunk_offset.data(), N + 1),
                                       ex.copy_in(row_sequence.data(), rows)};
   float* G = ex.template scratch<float>(keys);
-  const kernels::GlaChunkedView<IO> view{geo, b.spans, chunking, b.in, G};
+  using View = kernels::GlaChunkedView<IO>;
+  const View view{geo, b.spans, chunking, b.in, G};
   float* entering = ex.template scratch<float>(chunk_offset.back() * block);
   float* leaving = ex.template scratch<float>(chunk_offset.back() * block);
   float *dq32 = ex.template scratch<float>(keys), *dk32 = ex.template scratch<float>(keys);
   const kernels::Grid per_key{geo.keys, geo.heads, N}, per_value{geo.values, geo.heads, N};
-  ex.launch("gla chunk gates", per_key, kernels::GlaChunkGates<IO>{view, G});
+  ex.launch("gla chunk gates", per_key, kernels::GlaChunkGates<View>{view, G});
   ex.launch("gla chunk states", per_value,
-            kernels::GlaChunkStates<IO>{view, ex.template scratch<float>(N * block), entering, b.ht});
+            kernels::GlaChunkStates<View>{view, ex.template scratch<float>(N * block), entering, b.ht});
   ex.launch("gla chunk output", kernels::Grid{geo.values, geo.heads, rows},
-            kernels::GlaChunkOutput<IO>{view, entering, b.o});
+            kernels::GlaChunkOutput<View>{view, entering, b.o});
   ex.launch("gla chunk cotangents", per_value,
-            kernels::GlaChunkCotangents<IO>{view, ex.template scratch<float>(N * block), leaving, b.dh0});
+            kernels::GlaChunkCotangents<View>{view, ex.template scratch<float>(N * block), leaving, b.dh0});
   ex.launch("gla chunk key gradients", kernels::Grid{geo.keys, geo.heads, rows},
-            kernels::GlaChunkKeyGradients<IO>{view, entering, leaving, dq32, dk32, b.dq, b.dk});
+            kernels::GlaChunkKeyGradients<View>{view, entering, leaving, dq32, dk32, b.dq, b.dk});
   ex.launch("gla chunk value gradients", kernels::Grid{geo.values, geo.heads, rows},
-            kernels::GlaChunkValueGradients<IO>{view, leaving, b.dv});
-  ex.launch("gla chunk gate identity", per_key, kernels::GlaChunkGateIdentity<IO>{view, b.ht, dq32, dk32, b.dg_keys});
+            kernels::GlaChunkValueGradients<View>{view, leaving, b.dv});
+  ex.launch("gla chunk gate identity", per_key, kernels::GlaChunkGateIdentity<View>{view, b.ht, dq32, dk32, b.dg_keys});
 }
 
 template <class IO, class Exec>

@@ -14,22 +14,6 @@
 
 namespace scancheck::ref {
 
-const char* to_string(GlaChunkedMutation m) {
-  switch (m) {
-    using enum GlaChunkedMutation;
-    case none: return "none";
-    case gate_one_step_late: return "gate_one_step_late";
-    case carried_state_undecayed: return "carried_state_undecayed";
-    case tail_chunk_dropped: return "tail_chunk_dropped";
-    case dg_without_final_state: return "dg_without_final_state";
-    case dq_from_next_state: return "dq_from_next_state";
-    case backward_without_scale: return "backward_without_scale";
-    case diagonal_dropped: return "diagonal_dropped";
-    case dh0_undecayed: return "dh0_undecayed";
-  }
-  return "?";
-}
-
 GlaSequenceOutputs<float> gla_chunked_sequence(const GlaSequenceInputs<float>& in, const ChunkedSchedule& schedule) {
   const std::int64_t T = in.length, K = in.keys, V = in.values, C = std::max<std::int64_t>(schedule.chunk, 1);
   const float scale = in.scale;
@@ -50,17 +34,14 @@ GlaSequenceOutputs<float> gla_chunked_sequence(const GlaSequenceInputs<float>& i
   const auto k = [&](std::int64_t t, std::int64_t i) { return in.k[t * K + i]; };
   const auto v = [&](std::int64_t t, std::int64_t j) { return in.v[t * V + j]; };
   const auto d_o = [&](std::int64_t t, std::int64_t j) { return in.d_o[t * V + j]; };
-  using enum GlaChunkedMutation;
-  const GlaChunkedMutation mutation = schedule.mutation;
   std::vector<float> G(T * K);  // cumulative log gates within each chunk
   for (std::int64_t t = 0; t < T; ++t)
     for (std::int64_t i = 0; i < K; ++i) {
-      const std::int64_t read = mutation == gate_one_step_late && t % C != 0 ? t - 1 : t;
-      G[t * K + i] = (t % C == 0 ? 0.0f : G[(t - 1) * K + i]) + in.g[read * K + i];
+      G[t * K + i] = (t % C == 0 ? 0.0f : G[(t - 1) * K + i]) + in.g[t * K + i];
     }
   const auto decay = [&](std::int64_t t, std::int64_t s, std::int64_t i) { return exp(G[t * K + i] - G[s * K + i]); };
 
-  const std::int64_t chunks = mutation == tail_chunk_dropped ? T / C : (T + C - 1) / C;
+  const std::int64_t chunks = (T + C - 1) / C;
   std::vector<std::vector<float>> entering(chunks + 1, std::vector<float>(K * V, 0.0f));  // and ht last
   if (!in.h0.empty()) entering[0] = in.h0;
   for (std::int64_t c = 0; c < chunks; ++c) {
@@ -71,7 +52,7 @@ GlaSequenceOutputs<float> gla_chunked_sequence(const GlaSequenceInputs<float>& i
       for (std::int64_t j = 0; j < V; ++j) {
         float inter = 0, intra = 0;
         for (std::int64_t i = 0; i < K; ++i) inter += operand(q(t, i) * exp(G[t * K + i])) * stored[i * V + j];
-        for (std::int64_t s = c0; s <= t - (mutation == diagonal_dropped); ++s) {
+        for (std::int64_t s = c0; s <= t; ++s) {
           float a = 0;
           for (std::int64_t i = 0; i < K; ++i) a += q(t, i) * k(s, i) * decay(t, s, i);
           intra += operand(a) * v(s, j);
@@ -81,7 +62,7 @@ GlaSequenceOutputs<float> gla_chunked_sequence(const GlaSequenceInputs<float>& i
     std::vector<float>& next = entering[c + 1];
     for (std::int64_t i = 0; i < K; ++i)
       for (std::int64_t j = 0; j < V; ++j) {
-        float sum = (mutation == carried_state_undecayed ? 1.0f : exp(G[last * K + i])) * S[i * V + j];
+        float sum = exp(G[last * K + i]) * S[i * V + j];
         for (std::int64_t s = c0; s < c1; ++s) sum += operand(k(s, i) * decay(last, s, i)) * v(s, j);
         next[i * V + j] = sum;
       }
@@ -91,7 +72,7 @@ GlaSequenceOutputs<float> gla_chunked_sequence(const GlaSequenceInputs<float>& i
   std::vector<float> dS = in.dht.empty() ? std::vector<float>(K * V, 0.0f) : in.dht;  // leaving the chunk
   for (std::int64_t c = chunks - 1; c >= 0; --c) {
     const std::int64_t c0 = c * C, c1 = std::min(T, c0 + C), last = c1 - 1;
-    const std::vector<float> S = operands(entering[mutation == dq_from_next_state ? c + 1 : c]);
+    const std::vector<float> S = operands(entering[c]);
     const std::vector<float> dS_stored = operands(dS);
     for (std::int64_t t = c0; t < c1; ++t)
       for (std::int64_t i = 0; i < K; ++i) {
@@ -110,7 +91,7 @@ GlaSequenceOutputs<float> gla_chunked_sequence(const GlaSequenceInputs<float>& i
         for (std::int64_t t = s; t < c1; ++t) {
           float dov = 0;
           for (std::int64_t j = 0; j < V; ++j) dov += d_o(t, j) * v(s, j);
-          intra += (mutation == backward_without_scale ? 1.0f : scale) * operand(dov) * q(t, i) * decay(t, s, i);
+          intra += scale * operand(dov) * q(t, i) * decay(t, s, i);
         }
         for (std::int64_t j = 0; j < V; ++j) carried += v(s, j) * dS_stored[i * V + j];
         out.dk[s * K + i] = intra + carried * decay(last, s, i);
@@ -129,7 +110,7 @@ GlaSequenceOutputs<float> gla_chunked_sequence(const GlaSequenceInputs<float>& i
     std::vector<float> previous(K * V);
     for (std::int64_t i = 0; i < K; ++i)
       for (std::int64_t j = 0; j < V; ++j) {
-        float sum = (mutation == dh0_undecayed ? 1.0f : exp(G[last * K + i])) * dS[i * V + j];
+        float sum = exp(G[last * K + i]) * dS[i * V + j];
         for (std::int64_t t = c0; t < c1; ++t) sum += scale * operand(q(t, i) * exp(G[t * K + i])) * d_o(t, j);
         previous[i * V + j] = sum;
       }
@@ -137,7 +118,7 @@ GlaSequenceOutputs<float> gla_chunked_sequence(const GlaSequenceInputs<float>& i
   }
   out.dh0 = dS;
   std::vector<float> suffix(K, 0.0f);
-  for (std::int64_t i = 0; i < K && !in.dht.empty() && mutation != dg_without_final_state; ++i)
+  for (std::int64_t i = 0; i < K && !in.dht.empty(); ++i)
     for (std::int64_t j = 0; j < V; ++j) suffix[i] += in.dht[i * V + j] * out.ht[i * V + j];
   for (std::int64_t t = T - 1; t >= 0; --t)
     for (std::int64_t i = 0; i < K; ++i) {

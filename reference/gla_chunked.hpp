@@ -2,7 +2,9 @@
 //! @file
 //! fla's chunked algorithm for gated linear attention, evaluated in float32 on one (sequence, head): a
 //! correct float32 order of the family, beside the recurrent one (gla_sequence<float>), for the
-//! distribution rule's ensemble (`scancheck gla verify`) and the bounds' tests. Per chunk of C steps:
+//! distribution rule's ensemble (`scancheck gla verify`) and the bounds' tests; the built-in chunked kernel
+//! (backends/kernels/gla/chunked.hpp) is the same algorithm in parallel, bit for bit
+//! (tests/backends/gla_backend_test.cpp), and its mutants live there. Per chunk of C steps:
 //!
 //!     G_t      = g_{c0} + ... + g_t                      a float32 prefix sum restarting at every chunk
 //!     o_t      = scale ((q_t exp(G_t))^T S + sum_{s <= t} (sum_i q_t[i] k_s[i] exp(G_t[i] - G_s[i])) v_s)
@@ -18,29 +20,8 @@
 
 namespace scancheck::ref {
 
-//! Deliberate mistakes of the chunked kernel, for the mutation tests (tests/mutation/gla_mutation_test.cpp);
-//! every other use runs `none`.
-enum class GlaChunkedMutation {
-  none,
-  gate_one_step_late,       //!< within a chunk, the cumulative gate takes g_{t-1} in place of g_t
-  carried_state_undecayed,  //!< the state leaves its chunk without exp(G_last)
-  tail_chunk_dropped,       //!< a last chunk shorter than C is left out: T / C chunks, rounded down
-  dg_without_final_state,   //!< dg's suffix sum starts at zero, not at sum_j dht ht
-  dq_from_next_state,       //!< dq's inter-chunk term reads the state leaving its chunk, not the one entering
-  backward_without_scale,   //!< dk's intra-chunk term forgets the scale
-  diagonal_dropped,         //!< the intra-chunk attention leaves out s = t (o only)
-  dh0_undecayed,            //!< the state's cotangent passes to the previous chunk without exp(G_last)
-};
-inline constexpr GlaChunkedMutation gla_chunked_mutations[] = {
-    GlaChunkedMutation::gate_one_step_late, GlaChunkedMutation::carried_state_undecayed,
-    GlaChunkedMutation::tail_chunk_dropped, GlaChunkedMutation::dg_without_final_state,
-    GlaChunkedMutation::dq_from_next_state, GlaChunkedMutation::backward_without_scale,
-    GlaChunkedMutation::diagonal_dropped,   GlaChunkedMutation::dh0_undecayed};
-const char* to_string(GlaChunkedMutation);
-
 struct ChunkedSchedule {
   std::int64_t chunk = 64;
-  GlaChunkedMutation mutation = GlaChunkedMutation::none;
   //! bfloat16 io as fla's chunked kernels have it: the gated queries and keys, the attention entries, the
   //! stored states and their cotangents, and do v^T enter their products rounded to bfloat16 (float32
   //! accumulation; the state is carried in float32). Storing the outputs in bfloat16 is the caller's

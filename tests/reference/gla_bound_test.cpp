@@ -21,9 +21,9 @@
 #include <string>
 #include <vector>
 
+#include "backends/mutants/gla_mutations.hpp"
 #include "reference/gla.hpp"
-#include "reference/gla_chunked.hpp"
-#include "reference/gla_driver.hpp"
+#include "tests/backends/gla_backend_support.hpp"
 #include "tests/reference/gla_problems.hpp"
 
 namespace scancheck {
@@ -125,24 +125,15 @@ TEST(GlaBounds, AreExceededByWrongKernels) {
   // reads each step's gate one step late, differ from the exact values by far more than the bound.
   const GlaProblem p = draw(9, "default", GateForm::vector, 1, 100, 1, 4, 4);
   const auto exact = gla_reference(p, Precision::float128), bound = gla_bounds(p);
-  // One (batch, head): the chunked order with its carried state left undecayed, scattered as [1, T, 1, D].
-  const ref::GlaSequenceOutputs<float> wrong =
-      ref::gla_chunked_sequence(gla_driver::gather_sequence<float>(p, {0, 0, p.q.dim(1)}, 0, 0),
-                                {.chunk = 16, .mutation = ref::GlaChunkedMutation::carried_state_undecayed});
+  // The built-in chunked kernel's mutant that leaves its carried state undecayed (backends/mutants).
+  const auto mutants = mutation::gla_mutants();
+  const auto mutant = std::find_if(mutants.begin(), mutants.end(),
+                                   [](const mutation::GlaMutant& m) { return m.name == "carried_state_undecayed"; });
+  ASSERT_NE(mutant, mutants.end());
   std::map<std::string, Tensor<double>> undecayed;
-  const auto as_tensor = [](const std::vector<float>& xs, const Tensor<double>& like) {
-    return Tensor<double>(like.dims(), std::vector<double>(xs.begin(), xs.end()));
-  };
-  for (const auto& [name, field] :
-       std::vector<std::pair<std::string, std::vector<float> ref::GlaSequenceOutputs<float>::*>>{
-           {"o", &ref::GlaSequenceOutputs<float>::o},
-           {"ht", &ref::GlaSequenceOutputs<float>::ht},
-           {"dq", &ref::GlaSequenceOutputs<float>::dq},
-           {"dk", &ref::GlaSequenceOutputs<float>::dk},
-           {"dv", &ref::GlaSequenceOutputs<float>::dv},
-           {"dg", &ref::GlaSequenceOutputs<float>::dg},
-           {"dh0", &ref::GlaSequenceOutputs<float>::dh0}})
-    undecayed[name] = as_tensor(wrong.*field, exact.at(name));
+  for (const auto& [name, t] :
+       run_gla_outputs(p, DType::float32, [&](const backends::GlaArrays& io) { mutant->run(io, {.chunk = 16}); }))
+    undecayed[name] = Tensor<double>(t.dims(), std::vector<double>(t.values().begin(), t.values().end()));
   EXPECT_GT(looseness(undecayed, exact, bound).worst, 100.0);
   // The bfloat16-io bound, 256 times looser per rounding, still leaves it far out (362 bounds).
   EXPECT_GT(looseness(undecayed, exact, gla_bounds(p, {.io = DType::bfloat16})).worst, 100.0);

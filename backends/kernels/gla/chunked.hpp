@@ -57,13 +57,54 @@ SC_HD float gla_log_gate(const GlaGeometry& g, const float* gates, std::int64_t 
 }
 
 //! Everything the chunked launches read: the inputs, the chunking and the cumulative gates.
+//! The bodies below are templates over the view, and each decision of the schedule is one of its members
+//! (which gate a step reads, how a carry decays, how many chunks a sequence has, which sources a query
+//! attends, the state a query reads, the backward's scale, the final state's term in dg): the mutation
+//! tests' decorators (backends/mutants/gla_mutations.hpp) derive from the view and hide one of them, as the
+//! scans' sequence decorators do, and the production bodies pay nothing for it.
 template <class IO>
 struct GlaChunkedView {
+  using io = IO;
   GlaGeometry geo;
   GlaSpans spans;
   GlaChunking chunking;
   GlaInputs<IO> in;
   const float* G;  //!< [B, T, H, K] cumulative log gates within chunks
+
+  //! The log gate row t of sequence n adds to G.
+  SC_HD float log_gate(std::int64_t /*n*/, std::int64_t b, std::int64_t t, std::int64_t h, std::int64_t i) const {
+    return gla_log_gate(geo, in.g, b, t, h, i);
+  }
+  //! The chunks of sequence n.
+  SC_HD std::int64_t chunk_count(std::int64_t n) const {
+    return chunking.chunk_offset[n + 1] - chunking.chunk_offset[n];
+  }
+  //! What the state entering chunk c is multiplied by on its way out: exp(G_last).
+  SC_HD float state_carry(std::int64_t b, const GlaChunkSpan& c, std::int64_t h, std::int64_t i) const {
+    using std::exp;
+    return exp(cumulative(b, c.end - 1, h, i));
+  }
+  //! What the state's cotangent leaving chunk c is multiplied by on its way back: exp(G_last).
+  SC_HD float cotangent_carry(std::int64_t b, const GlaChunkSpan& c, std::int64_t h, std::int64_t i) const {
+    using std::exp;
+    return exp(cumulative(b, c.end - 1, h, i));
+  }
+  //! Whether the output at row t attends source row s of its chunk (causal: s <= t).
+  SC_HD bool attends(std::int64_t t, std::int64_t s) const { return s <= t; }
+  //! The state dq reads in chunk `index` of sequence n: the one entering that chunk.
+  SC_HD float query_state(const float* states, std::int64_t n, std::int64_t index, std::int64_t h, std::int64_t i,
+                          std::int64_t j) const {
+    return states[gla_chunk_state(geo, chunking, n, index, h, i, j)];
+  }
+  //! The scale of dk's intra-chunk term.
+  SC_HD float key_gradient_scale() const { return geo.scale; }
+  //! Where dg's suffix sum starts: dht[i, :] . ht[i, :].
+  SC_HD float final_state_term(const float* ht, std::int64_t n, std::int64_t h, std::int64_t i) const {
+    float sum = 0;
+    for (std::int64_t j = 0; j < geo.values && in.dht; ++j)
+      sum += in.dht[gla_state(geo, n, h, i, j)] * ht[gla_state(geo, n, h, i, j)];
+    return sum;
+  }
 
   SC_HD float q(std::int64_t b, std::int64_t t, std::int64_t h, std::int64_t i) const {
     return to_float(in.q[gla_row(geo, b, t, h, geo.keys) + i]);
@@ -100,9 +141,9 @@ struct GlaChunkedView {
 };
 
 //! G: program (i, h, n) sums the log gates of each chunk from its start.
-template <class IO>
+template <class View>
 struct GlaChunkGates {
-  GlaChunkedView<IO> view;
+  View view;
   float* G;
 
   SC_HD void operator()(ProgramId p) const {
@@ -110,31 +151,32 @@ struct GlaChunkGates {
     float sum = 0;
     for (std::int64_t t = view.spans.begin[n]; t < view.spans.end[n]; ++t) {
       if ((t - view.spans.begin[n]) % view.chunking.chunk == 0) sum = 0;
-      sum += gla_log_gate(view.geo, view.in.g, b, t, h, i);
+      sum += view.log_gate(n, b, t, h, i);
       G[gla_row(view.geo, b, t, h, view.geo.keys) + i] = sum;
     }
   }
 };
 
 //! The states entering each chunk and ht: program (j, h, n) carries column j through the chunks.
-template <class IO>
+template <class View>
 struct GlaChunkStates {
-  GlaChunkedView<IO> view;
+  using IO = typename View::io;
+  View view;
   float* column;  //!< scratch [N, H, K, V]
   float* states;  //!< [chunks, H, K, V]
   float* ht;
 
   SC_HD void operator()(ProgramId p) const {
-    using std::exp;
     const GlaGeometry& g = view.geo;
     const std::int64_t j = p.x, h = p.y, n = p.z, b = view.spans.batch[n], K = g.keys, V = g.values;
     float* S = column + gla_state(g, n, h, 0, 0);  // entry i at S[i * V + j]
     for (std::int64_t i = 0; i < K; ++i) S[i * V + j] = view.in.h0 ? view.in.h0[gla_state(g, n, h, i, j)] : 0.0f;
-    for (std::int64_t c0 = view.spans.begin[n]; c0 < view.spans.end[n]; c0 += view.chunking.chunk) {
-      const GlaChunkSpan c = gla_chunk_of(view.chunking, view.spans, n, c0);
+    for (std::int64_t index = 0; index < view.chunk_count(n); ++index) {
+      const GlaChunkSpan c =
+          gla_chunk_of(view.chunking, view.spans, n, view.spans.begin[n] + index * view.chunking.chunk);
       for (std::int64_t i = 0; i < K; ++i) {
         states[gla_chunk_state(g, view.chunking, n, c.index, h, i, j)] = S[i * V + j];
-        float sum = exp(view.cumulative(b, c.end - 1, h, i)) * S[i * V + j];
+        float sum = view.state_carry(b, c, h, i) * S[i * V + j];
         for (std::int64_t s = c.begin; s < c.end; ++s)
           sum += gla_operand<IO>(view.k(b, s, h, i) * view.decay(b, c.end - 1, s, h, i)) * view.v(b, s, h, j);
         S[i * V + j] = sum;
@@ -144,10 +186,11 @@ struct GlaChunkStates {
   }
 };
 
-//! o: program (j, h, b T + t).
-template <class IO>
+//! o: program (j, h, b T + t); zero on a row no chunk holds.
+template <class View>
 struct GlaChunkOutput {
-  GlaChunkedView<IO> view;
+  using IO = typename View::io;
+  View view;
   const float* states;
   IO* o;
 
@@ -158,19 +201,22 @@ struct GlaChunkOutput {
     const std::int64_t n = view.chunking.row_sequence[p.z];
     const GlaChunkSpan c = gla_chunk_of(view.chunking, view.spans, n, t);
     float inter = 0, intra = 0;
-    for (std::int64_t i = 0; i < g.keys; ++i)
-      inter += gla_operand<IO>(view.q(b, t, h, i) * exp(view.cumulative(b, t, h, i))) *
-               gla_operand<IO>(states[gla_chunk_state(g, view.chunking, n, c.index, h, i, j)]);
-    for (std::int64_t s = c.begin; s <= t; ++s)
-      intra += gla_operand<IO>(view.attention(b, t, s, h)) * view.v(b, s, h, j);
+    if (c.index < view.chunk_count(n)) {
+      for (std::int64_t i = 0; i < g.keys; ++i)
+        inter += gla_operand<IO>(view.q(b, t, h, i) * exp(view.cumulative(b, t, h, i))) *
+                 gla_operand<IO>(states[gla_chunk_state(g, view.chunking, n, c.index, h, i, j)]);
+      for (std::int64_t s = c.begin; s <= t; ++s)
+        if (view.attends(t, s)) intra += gla_operand<IO>(view.attention(b, t, s, h)) * view.v(b, s, h, j);
+    }
     store<IO>(o, gla_row(g, b, t, h, g.values) + j, g.scale * (inter + intra));
   }
 };
 
 //! The state's cotangent leaving each chunk and dh0: program (j, h, n) carries column j back through the chunks.
-template <class IO>
+template <class View>
 struct GlaChunkCotangents {
-  GlaChunkedView<IO> view;
+  using IO = typename View::io;
+  View view;
   float* column;     //!< scratch [N, H, K, V]
   float* cotangent;  //!< [chunks, H, K, V]
   float* dh0;
@@ -181,13 +227,12 @@ struct GlaChunkCotangents {
     const std::int64_t j = p.x, h = p.y, n = p.z, b = view.spans.batch[n], K = g.keys, V = g.values;
     float* D = column + gla_state(g, n, h, 0, 0);
     for (std::int64_t i = 0; i < K; ++i) D[i * V + j] = view.in.dht ? view.in.dht[gla_state(g, n, h, i, j)] : 0.0f;
-    const std::int64_t count = view.chunking.chunk_offset[n + 1] - view.chunking.chunk_offset[n];
-    for (std::int64_t index = count - 1; index >= 0; --index) {
+    for (std::int64_t index = view.chunk_count(n) - 1; index >= 0; --index) {
       const GlaChunkSpan c =
           gla_chunk_of(view.chunking, view.spans, n, view.spans.begin[n] + index * view.chunking.chunk);
       for (std::int64_t i = 0; i < K; ++i) {
         cotangent[gla_chunk_state(g, view.chunking, n, c.index, h, i, j)] = D[i * V + j];
-        float sum = exp(view.cumulative(b, c.end - 1, h, i)) * D[i * V + j];
+        float sum = view.cotangent_carry(b, c, h, i) * D[i * V + j];
         for (std::int64_t t = c.begin; t < c.end; ++t)
           sum +=
               g.scale * gla_operand<IO>(view.q(b, t, h, i) * exp(view.cumulative(b, t, h, i))) * view.d_o(b, t, h, j);
@@ -198,10 +243,11 @@ struct GlaChunkCotangents {
   }
 };
 
-//! dq and dk: program (i, h, b T + t).
-template <class IO>
+//! dq and dk: program (i, h, b T + t); zero on a row no chunk holds.
+template <class View>
 struct GlaChunkKeyGradients {
-  GlaChunkedView<IO> view;
+  using IO = typename View::io;
+  View view;
   const float *states, *cotangent;
   float *dq32, *dk32;  //!< scratch [B, T, H, K]: before they are stored, for dg
   IO *dq, *dk;
@@ -212,30 +258,36 @@ struct GlaChunkKeyGradients {
     const std::int64_t i = p.x, h = p.y, b = p.z / g.length, t = p.z % g.length;
     const std::int64_t n = view.chunking.row_sequence[p.z];
     const GlaChunkSpan c = gla_chunk_of(view.chunking, view.spans, n, t);
-    float inter = 0, intra = 0;
-    for (std::int64_t j = 0; j < g.values; ++j)
-      inter += view.d_o(b, t, h, j) * gla_operand<IO>(states[gla_chunk_state(g, view.chunking, n, c.index, h, i, j)]);
-    for (std::int64_t s = c.begin; s <= t; ++s)
-      intra += gla_operand<IO>(view.output_value(b, t, s, h)) * view.k(b, s, h, i) * view.decay(b, t, s, h, i);
     const std::int64_t at = gla_row(g, b, t, h, g.keys) + i;
-    dq32[at] = g.scale * (inter * exp(view.cumulative(b, t, h, i)) + intra);
-    float within = 0, carried = 0;  // dk_t[i], t as the earlier end
-    for (std::int64_t r = t; r < c.end; ++r)
-      within +=
-          g.scale * gla_operand<IO>(view.output_value(b, r, t, h)) * view.q(b, r, h, i) * view.decay(b, r, t, h, i);
-    for (std::int64_t j = 0; j < g.values; ++j)
-      carried +=
-          view.v(b, t, h, j) * gla_operand<IO>(cotangent[gla_chunk_state(g, view.chunking, n, c.index, h, i, j)]);
-    dk32[at] = within + carried * view.decay(b, c.end - 1, t, h, i);
-    store<IO>(dq, at, dq32[at]);
-    store<IO>(dk, at, dk32[at]);
+    float query = 0, key = 0;
+    if (c.index < view.chunk_count(n)) {
+      float inter = 0, intra = 0;
+      for (std::int64_t j = 0; j < g.values; ++j)
+        inter += view.d_o(b, t, h, j) * gla_operand<IO>(view.query_state(states, n, c.index, h, i, j));
+      for (std::int64_t s = c.begin; s <= t; ++s)
+        intra += gla_operand<IO>(view.output_value(b, t, s, h)) * view.k(b, s, h, i) * view.decay(b, t, s, h, i);
+      query = g.scale * (inter * exp(view.cumulative(b, t, h, i)) + intra);
+      float within = 0, carried = 0;  // dk_t[i], t as the earlier end
+      for (std::int64_t r = t; r < c.end; ++r)
+        within += view.key_gradient_scale() * gla_operand<IO>(view.output_value(b, r, t, h)) * view.q(b, r, h, i) *
+                  view.decay(b, r, t, h, i);
+      for (std::int64_t j = 0; j < g.values; ++j)
+        carried +=
+            view.v(b, t, h, j) * gla_operand<IO>(cotangent[gla_chunk_state(g, view.chunking, n, c.index, h, i, j)]);
+      key = within + carried * view.decay(b, c.end - 1, t, h, i);
+    }
+    dq32[at] = query;
+    dk32[at] = key;
+    store<IO>(dq, at, query);
+    store<IO>(dk, at, key);
   }
 };
 
-//! dv: program (j, h, b T + s).
-template <class IO>
+//! dv: program (j, h, b T + s); zero on a row no chunk holds.
+template <class View>
 struct GlaChunkValueGradients {
-  GlaChunkedView<IO> view;
+  using IO = typename View::io;
+  View view;
   const float* cotangent;
   IO* dv;
 
@@ -245,28 +297,28 @@ struct GlaChunkValueGradients {
     const std::int64_t n = view.chunking.row_sequence[p.z];
     const GlaChunkSpan c = gla_chunk_of(view.chunking, view.spans, n, s);
     float within = 0, carried = 0;
-    for (std::int64_t t = s; t < c.end; ++t)
-      within += g.scale * gla_operand<IO>(view.attention(b, t, s, h)) * view.d_o(b, t, h, j);
-    for (std::int64_t i = 0; i < g.keys; ++i)
-      carried += gla_operand<IO>(view.k(b, s, h, i) * view.decay(b, c.end - 1, s, h, i)) *
-                 gla_operand<IO>(cotangent[gla_chunk_state(g, view.chunking, n, c.index, h, i, j)]);
+    if (c.index < view.chunk_count(n)) {
+      for (std::int64_t t = s; t < c.end; ++t)
+        within += g.scale * gla_operand<IO>(view.attention(b, t, s, h)) * view.d_o(b, t, h, j);
+      for (std::int64_t i = 0; i < g.keys; ++i)
+        carried += gla_operand<IO>(view.k(b, s, h, i) * view.decay(b, c.end - 1, s, h, i)) *
+                   gla_operand<IO>(cotangent[gla_chunk_state(g, view.chunking, n, c.index, h, i, j)]);
+    }
     store<IO>(dv, gla_row(g, b, s, h, g.values) + j, within + carried);
   }
 };
 
 //! dg per key channel by the suffix-sum identity: program (i, h, n).
-template <class IO>
+template <class View>
 struct GlaChunkGateIdentity {
-  GlaChunkedView<IO> view;
+  View view;
   const float *ht, *dq32, *dk32;
   float* dg_keys;  //!< [B, T, H, K]
 
   SC_HD void operator()(ProgramId p) const {
     const GlaGeometry& g = view.geo;
     const std::int64_t i = p.x, h = p.y, n = p.z, b = view.spans.batch[n];
-    float suffix = 0;
-    for (std::int64_t j = 0; j < g.values && view.in.dht; ++j)
-      suffix += view.in.dht[gla_state(g, n, h, i, j)] * ht[gla_state(g, n, h, i, j)];
+    float suffix = view.final_state_term(ht, n, h, i);
     for (std::int64_t t = view.spans.end[n] - 1; t >= view.spans.begin[n]; --t) {
       const std::int64_t at = gla_row(g, b, t, h, g.keys) + i;
       suffix += view.q(b, t, h, i) * dq32[at] - view.k(b, t, h, i) * dk32[at];
