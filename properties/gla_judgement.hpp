@@ -2,9 +2,9 @@
 //! @file
 //! A gated linear attention kernel's outputs judged on one problem (reference/gla.hpp) by the rules of
 //! docs/tolerance.md: the bound (gla_bounds, every evaluation order), the float32 recurrent order as rule
-//! 3's baseline, and the error distribution of the correct float32 orders (the recurrent one and fla's
-//! chunked algorithm at chunks of 16 and 64) as rule 4's ensemble; with bfloat16 io (options.io) the same
-//! orders with bfloat16 operands and stored outputs. What `scancheck gla verify` and the
+//! 3's baseline, and the error distribution of the correct float32 orders (the built-in kernels on the host:
+//! recurrent, and fla's chunked algorithm at chunks of 16 and 64) as rule 4's ensemble; with bfloat16 io
+//! (options.io) the same kernels with bfloat16 io. What `scancheck gla verify` and the
 //! mutation tests share.
 #pragma once
 

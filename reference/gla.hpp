@@ -68,18 +68,6 @@ Dims gla_output_dims(const GlaProblem& p, std::string_view name);
 std::map<std::string, Tensor<double>> gla_reference(const GlaProblem&, Precision = Precision::float128,
                                                     int threads = 0);
 
-//! fla's chunked algorithm in float32 with chunks of `chunk` steps (reference/gla_chunked.hpp): a correct float32
-//! order, beside gla_reference's recurrent one at Precision::float32. Same names and shapes as gla_reference.
-//! With bfloat16 io, its matrix products take bfloat16 operands as fla's do (float32 accumulation) and o, dq,
-//! dk, dv, dg are stored in bfloat16 (ht, dh0 in float32).
-std::map<std::string, Tensor<double>> gla_chunked_float32(const GlaProblem&, std::int64_t chunk, int threads = 0,
-                                                          DType io = DType::float32);
-
-//! The recurrent order in float32 (fla's fused_recurrent: state and accumulation in float32) with the io of
-//! `io`: gla_reference at Precision::float32, then o, dq, dk, dv, dg rounded to bfloat16 for bfloat16 io.
-std::map<std::string, Tensor<double>> gla_recurrent_float32(const GlaProblem&, int threads = 0,
-                                                            DType io = DType::float32);
-
 //! The evaluation orders a bound admits besides the recurrent one (docs/reference.md, "Gated linear attention").
 struct GlaBoundOptions {
   //! The most consecutive log gates a kernel sums into one cumulative gate (fla's chunk: 64); its

@@ -9,8 +9,8 @@
 #include <cmath>
 
 #include "backends/cuda/device.hpp"
+#include "backends/gla_problem.hpp"
 #include "properties/gla_judgement.hpp"
-#include "tests/backends/gla_backend_support.hpp"
 #include "tests/reference/gla_problems.hpp"
 
 namespace scancheck {
@@ -28,9 +28,9 @@ TEST(GlaRecurrentBuiltinGpu, PassesAndAgreesWithTheHostTwin) {
         for (const std::int64_t chunk : {0, 64}) {
           const backends::GlaSchedule schedule{.chunk = chunk};
           const auto device =
-              run_gla_outputs(p, io, [&](const backends::GlaArrays& a) { backends::run_gla_cuda(a, schedule); });
+              run_gla_problem(p, io, [&](const backends::GlaArrays& a) { backends::run_gla_cuda(a, schedule); });
           const auto host =
-              run_gla_outputs(p, io, [&](const backends::GlaArrays& a) { backends::run_gla_host(a, schedule, 0); });
+              run_gla_problem(p, io, [&](const backends::GlaArrays& a) { backends::run_gla_host(a, schedule, 0); });
           EXPECT_TRUE(judge_gla(p, device, TolerancePolicy{}, {.io = io}).pass) << regime << " chunk " << chunk;
           const auto magnitudes = gla_term_magnitudes(p);
           for (const auto& [name, t] : device)

@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
+#include "backends/gla_problem.hpp"
 #include "backends/mutants/gla_mutations.hpp"
 #include "properties/gla_judgement.hpp"
-#include "tests/backends/gla_backend_support.hpp"
 #include "tests/reference/gla_problems.hpp"
 
 namespace scancheck {
@@ -26,7 +26,7 @@ constexpr std::int64_t chunk = 16;
 
 //! The built-in chunked kernel's outputs, or a mutant's.
 std::map<std::string, Tensor<float>> run_chunked(const GlaProblem& p, const mutation::GlaMutant* mutant) {
-  return run_gla_outputs(p, DType::float32, [&](const backends::GlaArrays& io) {
+  return run_gla_problem(p, DType::float32, [&](const backends::GlaArrays& io) {
     if (mutant) mutant->run(io, {.chunk = chunk});
     else backends::run_gla_host(io, {.chunk = chunk}, 1);
   });

@@ -2,8 +2,10 @@
 //! @file
 //! The gated linear attention bounds (gla_bounds, docs/reference.md "Gated linear attention") hold for the
 //! evaluation orders kernels use, evaluated here in float32 against the float128 reference:
-//! - the recurrent order (gla_reference at Precision::float32: fla's fused_recurrent);
-//! - fla's chunked structure (gla_chunked_float32, reference/gla_chunked.hpp) with chunks of 7, 16 and 64.
+//! - the recurrent order (gla_reference at Precision::float32, and the built-in recurrent kernel: fla's
+//!   fused_recurrent);
+//! - fla's chunked structure (the built-in chunked kernel, backends/kernels/gla/chunked.hpp) with chunks of 7,
+//!   16 and 64.
 //! Every element of every output must lie within its bound, over regimes that stress each term of it; the
 //! looseness (error / bound) is printed. With bfloat16 io, the same orders with bfloat16 operands and stored
 //! outputs, as fla's kernels have them, against the bfloat16-io bound. The bounds are not vacuous: a chunked
@@ -21,9 +23,9 @@
 #include <string>
 #include <vector>
 
+#include "backends/gla_problem.hpp"
 #include "backends/mutants/gla_mutations.hpp"
 #include "reference/gla.hpp"
-#include "tests/backends/gla_backend_support.hpp"
 #include "tests/reference/gla_problems.hpp"
 
 namespace scancheck {
@@ -45,6 +47,14 @@ Looseness looseness(const std::map<std::string, Tensor<double>>& got,
       if (!(ratio <= l.worst)) l = {ratio, name + index_string(e.dims(), n)};
     }
   return l;
+}
+
+//! A built-in kernel's outputs (host executor) as doubles: recurrent (chunk 0) or chunked.
+std::map<std::string, Tensor<double>> builtin(const GlaProblem& p, std::int64_t chunk, DType io = DType::float32) {
+  std::map<std::string, Tensor<double>> out;
+  for (const auto& [name, t] : run_gla_builtin(p, io, {chunk}))
+    out.emplace(name, Tensor<double>(t.dims(), std::vector<double>(t.values().begin(), t.values().end())));
+  return out;
 }
 
 struct BoundCase {
@@ -75,16 +85,17 @@ TEST(GlaBounds, HoldForTheRecurrentAndChunkedOrdersInFloat32) {
     };
     const auto recurrent = gla_reference(p, Precision::float32);
     judge("recurrent", recurrent);
+    judge("builtin-recurrent", builtin(p, 0));
     // What admitting chunks costs: the recurrent order against the bound of chunk 1 (no cumulative gates).
     std::cout << " recurrent/chunk1-bound " << looseness(recurrent, exact, gla_bounds(p, {.chunk = 1})).worst;
-    for (const std::int64_t C : {7, 16, 64}) judge(("chunk" + std::to_string(C)).c_str(), gla_chunked_float32(p, C));
+    for (const std::int64_t C : {7, 16, 64}) judge(("chunk" + std::to_string(C)).c_str(), builtin(p, C));
     std::cout << "\n";
   }
 }
 
 TEST(GlaBounds, HoldForBfloat16IoOrders) {
-  // bfloat16 io (GlaBoundOptions::io): the recurrent order with its outputs stored in bfloat16 (fla's
-  // fused_recurrent), and the chunked order with bfloat16 operands in every product (fla's chunk kernels),
+  // bfloat16 io (GlaBoundOptions::io): the built-in recurrent kernel, its outputs stored in bfloat16 (fla's
+  // fused_recurrent), and the chunked one with bfloat16 operands in every product (fla's chunk kernels),
   // within the bfloat16-io bound; and not within the float32-io one, which is therefore strict enough to
   // tell a float32 kernel that rounds like a bfloat16 one.
   std::uint64_t seed = 400;
@@ -102,19 +113,18 @@ TEST(GlaBounds, HoldForBfloat16IoOrders) {
       beyond_float32_bound += looseness(got, exact, float32_bound).worst > 1.0;
       std::cout << " " << order << " " << l.worst << " (" << l.where << ")";
     };
-    judge("recurrent", gla_recurrent_float32(p, 0, DType::bfloat16));
-    for (const std::int64_t C : {16, 64})
-      judge("chunk" + std::to_string(C), gla_chunked_float32(p, C, 0, DType::bfloat16));
+    judge("recurrent", builtin(p, 0, DType::bfloat16));
+    for (const std::int64_t C : {16, 64}) judge("chunk" + std::to_string(C), builtin(p, C, DType::bfloat16));
     std::cout << "\n";
   }
-  EXPECT_EQ(beyond_float32_bound, 3 * static_cast<int>(bound_cases.size()));
+  EXPECT_EQ(beyond_float32_bound, 3 * static_cast<int>(bound_cases.size()));  // every order, every case
 }
 
 TEST(GlaBounds, ChunkedFloat32IsTheSameFunction) {
-  // The chunked evaluator agrees with the reference to float32 accuracy on a benign case, so the bound test
+  // The chunked kernel agrees with the reference to float32 accuracy on a benign case, so the bound test
   // above measures rounding, not a different function.
   const GlaProblem p = draw(7, "default", GateForm::vector, 1, 40, 1, 4, 4);
-  const auto exact = gla_reference(p, Precision::float128), got = gla_chunked_float32(p, 16);
+  const auto exact = gla_reference(p, Precision::float128), got = builtin(p, 16);
   for (const auto& [name, e] : exact)
     for (std::int64_t n = 0; n < e.size(); ++n)
       EXPECT_NEAR(got.at(name)[n], e[n], 1e-4 * (1 + std::fabs(e[n]))) << name;
@@ -132,7 +142,7 @@ TEST(GlaBounds, AreExceededByWrongKernels) {
   ASSERT_NE(mutant, mutants.end());
   std::map<std::string, Tensor<double>> undecayed;
   for (const auto& [name, t] :
-       run_gla_outputs(p, DType::float32, [&](const backends::GlaArrays& io) { mutant->run(io, {.chunk = 16}); }))
+       run_gla_problem(p, DType::float32, [&](const backends::GlaArrays& io) { mutant->run(io, {.chunk = 16}); }))
     undecayed[name] = Tensor<double>(t.dims(), std::vector<double>(t.values().begin(), t.values().end()));
   EXPECT_GT(looseness(undecayed, exact, bound).worst, 100.0);
   // The bfloat16-io bound, 256 times looser per rounding, still leaves it far out (362 bounds).

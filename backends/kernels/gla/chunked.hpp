@@ -15,8 +15,9 @@
 //!   values,      program (j, h, row): dv_s[j] = sum_{t >= s} scale A[t, s] do_t[j] + (K~_s . dS_c[:, j])
 //!   dg,          program (i, h, n): dg_t[i] = sum_{r >= t} (q_r dq_r - k_r dk_r)[i] + dht[i, :] . ht[i, :]
 //!
-//! (K~_s = k_s exp(G_last - G_s), Q~_t = q_t exp(G_t)), then GlaGateGradient (layout.hpp). The same algorithm
-//! as reference/gla_chunked.hpp, parallel over programs that never communicate. C++17 (nvcc compiles it too).
+//! (K~_s = k_s exp(G_last - G_s), Q~_t = q_t exp(G_t)), then GlaGateGradient (layout.hpp). Programs never
+//! communicate. These kernels are also the chunked correct orders judge_gla compares kernels with. C++17
+//! (nvcc compiles it too).
 #pragma once
 
 #include <cmath>

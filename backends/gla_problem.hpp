@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
-//! A GlaProblem (reference/gla.hpp) through the built-in gated linear attention kernels (backends/gla_run.hpp)
-//! on either executor: what the host and GPU backend tests share, until the family has a case format.
+//! A GlaProblem (reference/gla.hpp, fla's layout) through the built-in gated linear attention kernels
+//! (backends/gla_run.hpp): the arrays they take, and their outputs by name, shaped as gla_reference's. What
+//! the judgement's correct orders, the tests and the mutants run, until the family has a case format.
 #pragma once
 
 #include <cmath>
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "backends/gla_run.hpp"
@@ -16,12 +18,15 @@
 
 namespace scancheck {
 
+namespace gla_problem_detail {
 inline std::vector<float> as_float(const Tensor<double>& t) { return {t.values().begin(), t.values().end()}; }
+}  // namespace gla_problem_detail
 
-//! The built-in recurrent kernel's outputs on `p`, shaped as gla_reference's: `run` is run_gla_host or
-//! run_gla_cuda on the arrays.
+//! A built-in kernel's outputs on `p`, shaped as gla_reference's: `run` is run_gla_host, run_gla_cuda or a
+//! mutant's run on the arrays.
 template <class Run>
-std::map<std::string, Tensor<float>> run_gla_outputs(const GlaProblem& p, DType io_dtype, const Run& run) {
+std::map<std::string, Tensor<float>> run_gla_problem(const GlaProblem& p, DType io_dtype, const Run& run) {
+  using gla_problem_detail::as_float;
   const std::vector<GlaSequenceSpan> spans = gla_sequences(p);
   const std::int64_t N = static_cast<std::int64_t>(spans.size());
   std::vector<std::int64_t> batch, begin, end;
@@ -50,6 +55,13 @@ std::map<std::string, Tensor<float>> run_gla_outputs(const GlaProblem& p, DType 
   io.dh0 = out.at("dh0").values().data();
   run(io);
   return out;
+}
+
+//! The built-in kernel with `schedule` on the host executor (`threads`; results do not depend on it).
+inline std::map<std::string, Tensor<float>> run_gla_builtin(const GlaProblem& p, DType io_dtype,
+                                                            const backends::GlaSchedule& schedule, int threads = 0) {
+  return run_gla_problem(p, io_dtype,
+                         [&](const backends::GlaArrays& io) { backends::run_gla_host(io, schedule, threads); });
 }
 
 }  // namespace scancheck
